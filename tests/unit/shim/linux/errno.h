@@ -1,0 +1,2 @@
+#include_next <linux/errno.h>
+#include "../shim.h"

@@ -1,0 +1,2 @@
+#include_next <linux/limits.h>
+#include "../shim.h"

@@ -1,0 +1,2 @@
+#include_next <linux/types.h>
+#include "../shim.h"
