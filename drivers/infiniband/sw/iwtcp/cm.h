@@ -1,0 +1,13 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+#ifndef IWTCP_CM_H
+#define IWTCP_CM_H
+
+#include <rdma/iw_cm.h>
+
+int iwtcp_connect(struct iw_cm_id *cm_id, struct iw_cm_conn_param *param);
+int iwtcp_accept(struct iw_cm_id *cm_id, struct iw_cm_conn_param *param);
+int iwtcp_reject(struct iw_cm_id *cm_id, const void *pdata, u8 pdata_len);
+int iwtcp_create_listen(struct iw_cm_id *cm_id, int backlog);
+int iwtcp_destroy_listen(struct iw_cm_id *cm_id);
+
+#endif /* IWTCP_CM_H */

@@ -1,0 +1,323 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+/*
+ * iwtcp: iWARP (RFC 5040, 5041, 5044, 6581) over in-kernel TCP sockets.
+ *
+ * The driver's objects. Each embeds its RDMA core object as base_*; the
+ * to_iwtcp_*() helpers below are the only way from one to the other.
+ */
+#ifndef IWTCP_H
+#define IWTCP_H
+
+#include <linux/completion.h>
+#include <linux/kref.h>
+#include <linux/spinlock.h>
+#include <linux/mutex.h>
+#include <linux/xarray.h>
+#include <linux/if_ether.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/siw-abi.h>
+
+/**
+ * enum iwtcp_limit - limits advertised by query_device and enforced
+ * @IWTCP_MAX_QP: QPs per device
+ * @IWTCP_MAX_QP_WR: work requests per send or receive queue
+ * @IWTCP_MAX_SGE: scatter/gather elements per work request (siw ABI bound)
+ * @IWTCP_MAX_CQ: CQs per device
+ * @IWTCP_MAX_CQE: entries per CQ
+ * @IWTCP_MAX_PD: PDs per device
+ * @IWTCP_MAX_MR: memory regions per device (STag indices)
+ * @IWTCP_MAX_SRQ: SRQs per device
+ * @IWTCP_MAX_SRQ_WR: work requests per SRQ
+ * @IWTCP_MAX_IRD: inbound RDMA Read requests per QP (RFC 6581 IRD)
+ * @IWTCP_MAX_ORD: outbound RDMA Read requests per QP (RFC 6581 ORD)
+ * @IWTCP_MAX_FRMR_PAGES: pages per fast-registration MR
+ * @IWTCP_MAX_INLINE: inline bytes per send work request (siw ABI bound)
+ * @IWTCP_MAX_UCONTEXT: user contexts per device
+ *
+ * A request above one of these fails with -EINVAL; a request for one
+ * more object than the count limits allow fails with -ENOSPC. Queue
+ * sizes are rounded up to a power of two, never down.
+ */
+enum iwtcp_limit {
+	IWTCP_MAX_QP = 4096,
+	IWTCP_MAX_QP_WR = 4096,
+	IWTCP_MAX_SGE = SIW_MAX_SGE,
+	IWTCP_MAX_CQ = 4096,
+	IWTCP_MAX_CQE = 32768,
+	IWTCP_MAX_PD = 4096,
+	IWTCP_MAX_MR = 65536,
+	IWTCP_MAX_SRQ = 1024,
+	IWTCP_MAX_SRQ_WR = 4096,
+	IWTCP_MAX_IRD = 128,
+	IWTCP_MAX_ORD = 128,
+	IWTCP_MAX_FRMR_PAGES = 1024,
+	IWTCP_MAX_INLINE = SIW_MAX_INLINE,
+	IWTCP_MAX_UCONTEXT = 1024,
+};
+
+/* Largest memory region: 64 GiB. */
+#define IWTCP_MAX_MR_SIZE (64ULL << 30)
+
+/* QP numbers are 24 bits wide in the verbs. */
+#define IWTCP_QPN_MAX 0xffffff
+
+/* The one port of an iwtcp device. */
+#define IWTCP_PORT 1
+
+/**
+ * struct iwtcp_device - one RDMA device bound to one netdev
+ * @base_dev: RDMA core device; ib_dealloc_device() frees this struct
+ * @mac: netdev hardware address at creation, source of GID and GUID
+ * @qp_xa: QP number -> &struct iwtcp_qp, for iw_get_qp and the data path
+ * @mem_xa: STag index -> &struct iwtcp_mr
+ * @num_ctx: user contexts, against %IWTCP_MAX_UCONTEXT
+ * @num_pd: PDs, against %IWTCP_MAX_PD
+ * @num_cq: CQs, against %IWTCP_MAX_CQ
+ * @num_qp: QPs, against %IWTCP_MAX_QP
+ * @num_srq: SRQs, against %IWTCP_MAX_SRQ
+ * @num_mr: MRs, against %IWTCP_MAX_MR
+ *
+ * The netdev is never cached here: the RDMA core holds it for the port
+ * (ib_device_set_netdev()) and code that needs it takes its own reference
+ * with ib_device_get_netdev(), so an unregistered netdev is never used.
+ */
+struct iwtcp_device {
+	struct ib_device base_dev;
+	u8 mac[ETH_ALEN];
+	struct xarray qp_xa;
+	struct xarray mem_xa;
+	atomic_t num_ctx;
+	atomic_t num_pd;
+	atomic_t num_cq;
+	atomic_t num_qp;
+	atomic_t num_srq;
+	atomic_t num_mr;
+};
+
+struct iwtcp_ucontext {
+	struct ib_ucontext base_ucontext;
+};
+
+struct iwtcp_pd {
+	struct ib_pd base_pd;
+};
+
+/**
+ * struct iwtcp_mmap_entry - a ring shared with user space
+ * @rdma_entry: RDMA core entry; its reference count decides the lifetime
+ * @vaddr: vmalloc_user() memory, freed by iwtcp_mmap_free() when the
+ *	driver object and every user mapping have dropped their reference
+ */
+struct iwtcp_mmap_entry {
+	struct rdma_user_mmap_entry rdma_entry;
+	void *vaddr;
+};
+
+/**
+ * struct iwtcp_ring - a queue in the siw ABI layout (SQ, RQ, SRQ or CQ)
+ * @queue: the elements, followed by @extra bytes (the CQ control word)
+ * @size: number of elements, a power of two
+ * @put: producer index (private to its side)
+ * @get: consumer index (private to its side)
+ * @entry: for user objects the mmap entry owning @queue, else NULL
+ */
+struct iwtcp_ring {
+	void *queue;
+	u32 size;
+	u32 put;
+	u32 get;
+	struct iwtcp_mmap_entry *entry;
+};
+
+/**
+ * struct iwtcp_cq - completion queue
+ * @base_cq: RDMA core CQ
+ * @lock: serialises producers (flush, data path) and kernel poll_cq
+ * @ring: &struct siw_cqe elements, then a &struct siw_cq_ctrl
+ * @ctrl: the arming word after the elements; written by user space too
+ * @id: random id reported to user space
+ */
+struct iwtcp_cq {
+	struct ib_cq base_cq;
+	/* serialises producers and kernel poll_cq */
+	spinlock_t lock;
+	struct iwtcp_ring ring;
+	struct siw_cq_ctrl *ctrl;
+	u32 id;
+};
+
+/**
+ * struct iwtcp_srq - shared receive queue
+ * @base_srq: RDMA core SRQ
+ * @lock: serialises kernel post_srq_recv and consumers
+ * @ring: &struct siw_rqe elements
+ * @max_sge: SGEs per receive work request
+ * @limit: armed low-water mark (0: not armed)
+ */
+struct iwtcp_srq {
+	struct ib_srq base_srq;
+	/* serialises kernel post_srq_recv and consumers */
+	spinlock_t lock;
+	struct iwtcp_ring ring;
+	u32 max_sge;
+	u32 limit;
+};
+
+/**
+ * enum iwtcp_qp_state - QP states of the RDMAC/iWARP verbs
+ * @IWTCP_QP_IDLE: no connection (IB RESET, INIT and RTR map here)
+ * @IWTCP_QP_RTS: connected, data moves
+ * @IWTCP_QP_CLOSING: orderly close in progress
+ * @IWTCP_QP_TERMINATE: TERMINATE sent or received, connection going down
+ * @IWTCP_QP_ERROR: all work flushed; only destroy or reset follow
+ * @IWTCP_QP_NUM_STATES: number of states
+ */
+enum iwtcp_qp_state {
+	IWTCP_QP_IDLE,
+	IWTCP_QP_RTS,
+	IWTCP_QP_CLOSING,
+	IWTCP_QP_TERMINATE,
+	IWTCP_QP_ERROR,
+	IWTCP_QP_NUM_STATES
+};
+
+/**
+ * struct iwtcp_qp - reliable connected queue pair
+ * @base_qp: RDMA core QP; the core frees it after destroy_qp returns
+ * @ref: references: creation (dropped by destroy_qp), iw_cm (iw_add_ref)
+ *	and lookups by QP number (iwtcp_qp_get_by_qpn())
+ * @released: completed by the last put; destroy_qp waits for it
+ * @state_lock: serialises state transitions (taken with irqsave)
+ * @state: current state; written under @state_lock, read with READ_ONCE
+ * @ib_state: the IB state last set by modify_qp (RESET, INIT, RTR, ...)
+ * @sq_lock: serialises the send queue (post_send, flush, transmit)
+ * @rq_lock: serialises the receive queue (post_recv, flush, receive)
+ * @sq: &struct siw_sqe elements
+ * @rq: &struct siw_rqe elements; unused when @srq is set
+ * @srq: shared receive queue or NULL
+ * @max_send_sge: SGEs per send work request
+ * @max_recv_sge: SGEs per receive work request
+ * @max_inline: inline bytes per send work request
+ * @sig_all: every send work request is signalled
+ * @ord: outbound RDMA Read limit (RFC 6581 ORD)
+ * @ird: inbound RDMA Read limit (RFC 6581 IRD)
+ * @access: remote access rights granted by modify_qp (IB_ACCESS_REMOTE_*)
+ */
+struct iwtcp_qp {
+	struct ib_qp base_qp;
+	struct kref ref;
+	struct completion released;
+	/* serialises state transitions */
+	spinlock_t state_lock;
+	enum iwtcp_qp_state state;
+	enum ib_qp_state ib_state;
+	/* serialises the send queue */
+	spinlock_t sq_lock;
+	/* serialises the receive queue */
+	spinlock_t rq_lock;
+	struct iwtcp_ring sq;
+	struct iwtcp_ring rq;
+	struct iwtcp_srq *srq;
+	u32 max_send_sge;
+	u32 max_recv_sge;
+	u32 max_inline;
+	bool sig_all;
+	u32 ord;
+	u32 ird;
+	int access;
+};
+
+/**
+ * enum iwtcp_mr_type - what backs a memory region
+ * @IWTCP_MR_DMA: all kernel memory (get_dma_mr)
+ * @IWTCP_MR_USER: pinned user memory (reg_user_mr, ib_umem)
+ * @IWTCP_MR_FAST: page list filled by map_mr_sg, validated by IB_WR_REG_MR
+ */
+enum iwtcp_mr_type {
+	IWTCP_MR_DMA,
+	IWTCP_MR_USER,
+	IWTCP_MR_FAST,
+};
+
+/**
+ * struct iwtcp_mr - memory region and its STag (RFC 5040 2.1)
+ * @base_mr: RDMA core MR; lkey == rkey == STag
+ * @ref: references: creation (dropped by dereg_mr) and data path lookups
+ * @released: completed by the last put; dereg_mr waits for it
+ * @type: what backs the region
+ * @valid: STag valid; fast-registration MRs start invalid
+ * @umem: pinned user pages (%IWTCP_MR_USER)
+ * @pages: page addresses (%IWTCP_MR_FAST), @max_pages of them
+ * @npages: pages currently mapped by map_mr_sg
+ * @max_pages: size of @pages
+ */
+struct iwtcp_mr {
+	struct ib_mr base_mr;
+	struct kref ref;
+	struct completion released;
+	enum iwtcp_mr_type type;
+	bool valid;
+	struct ib_umem *umem;
+	u64 *pages;
+	u32 npages;
+	u32 max_pages;
+};
+
+static inline struct iwtcp_device *to_iwtcp_dev(struct ib_device *base_dev)
+{
+	return container_of(base_dev, struct iwtcp_device, base_dev);
+}
+
+static inline struct iwtcp_ucontext *
+to_iwtcp_ucontext(struct ib_ucontext *base_ucontext)
+{
+	return container_of(base_ucontext, struct iwtcp_ucontext,
+			    base_ucontext);
+}
+
+static inline struct iwtcp_pd *to_iwtcp_pd(struct ib_pd *base_pd)
+{
+	return container_of(base_pd, struct iwtcp_pd, base_pd);
+}
+
+static inline struct iwtcp_cq *to_iwtcp_cq(struct ib_cq *base_cq)
+{
+	return container_of(base_cq, struct iwtcp_cq, base_cq);
+}
+
+static inline struct iwtcp_srq *to_iwtcp_srq(struct ib_srq *base_srq)
+{
+	return container_of(base_srq, struct iwtcp_srq, base_srq);
+}
+
+static inline struct iwtcp_qp *to_iwtcp_qp(struct ib_qp *base_qp)
+{
+	return container_of(base_qp, struct iwtcp_qp, base_qp);
+}
+
+static inline struct iwtcp_mr *to_iwtcp_mr(struct ib_mr *base_mr)
+{
+	return container_of(base_mr, struct iwtcp_mr, base_mr);
+}
+
+static inline struct iwtcp_mmap_entry *
+to_iwtcp_mmap_entry(struct rdma_user_mmap_entry *rdma_entry)
+{
+	return container_of(rdma_entry, struct iwtcp_mmap_entry, rdma_entry);
+}
+
+/*
+ * Count one more object against a device limit. Returns 0, or -ENOSPC
+ * (and leaves the count unchanged) when @limit objects already exist.
+ */
+static inline int iwtcp_count_get(atomic_t *count, int limit)
+{
+	return atomic_add_unless(count, 1, limit) ? 0 : -ENOSPC;
+}
+
+static inline void iwtcp_count_put(atomic_t *count)
+{
+	atomic_dec(count);
+}
+
+#endif /* IWTCP_H */

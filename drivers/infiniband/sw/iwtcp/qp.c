@@ -1,0 +1,590 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * Queue pairs: the only code that changes a QP's state.
+ *
+ * DOC: QP lifetime
+ *
+ * A QP is counted by @ref. Holders: the creation reference (dropped by
+ * iwtcp_destroy_qp()), the iw_cm while it uses the QP (iw_add_ref and
+ * iw_rem_ref). iwtcp_destroy_qp() first unpublishes the QP number, then
+ * moves the QP to ERROR (flushing all work into the CQs, which the RDMA
+ * core keeps alive until the QP is gone), drops the creation reference
+ * and waits for @released, completed by the last put: when it returns no
+ * other context can reach the QP, and the core frees it.
+ *
+ * DOC: QP states
+ *
+ * The RDMAC verbs' states (enum iwtcp_qp_state). modify_qp maps the IB
+ * states: RESET, INIT and RTR are IDLE (rdma_cm walks an iWARP QP through
+ * them before connecting), RTS is entered only through a connection, ERR
+ * is ERROR from any state. Entering ERROR flushes both queues: every
+ * valid work request completes with IB_WC_WR_FLUSH_ERR, and work posted
+ * in ERROR completes at once, which is what ib_drain_qp() relies on.
+ */
+#include <rdma/uverbs_ioctl.h>
+
+#include "qp.h"
+#include "cq.h"
+#include "ring.h"
+
+static const char * const qp_state_name[IWTCP_QP_NUM_STATES] = {
+	[IWTCP_QP_IDLE] = "IDLE",
+	[IWTCP_QP_RTS] = "RTS",
+	[IWTCP_QP_CLOSING] = "CLOSING",
+	[IWTCP_QP_TERMINATE] = "TERMINATE",
+	[IWTCP_QP_ERROR] = "ERROR",
+};
+
+static void qp_release(struct kref *ref)
+{
+	complete(&container_of(ref, struct iwtcp_qp, ref)->released);
+}
+
+static void qp_put(struct iwtcp_qp *qp)
+{
+	kref_put(&qp->ref, qp_release);
+}
+
+static bool qp_is_user(struct iwtcp_qp *qp)
+{
+	return !rdma_is_kernel_res(&qp->base_qp.res);
+}
+
+static int qp_check_init_attr(struct ib_qp_init_attr *attr)
+{
+	const struct ib_qp_cap *cap = &attr->cap;
+
+	if (attr->qp_type != IB_QPT_RC || attr->create_flags)
+		return -EOPNOTSUPP;
+	if (!attr->send_cq || !attr->recv_cq)
+		return -EINVAL;
+	if (cap->max_send_wr > IWTCP_MAX_QP_WR ||
+	    cap->max_recv_wr > IWTCP_MAX_QP_WR ||
+	    cap->max_send_sge > IWTCP_MAX_SGE ||
+	    cap->max_recv_sge > IWTCP_MAX_SGE ||
+	    cap->max_inline_data > IWTCP_MAX_INLINE)
+		return -EINVAL;
+	return 0;
+}
+
+static int qp_create_rings(struct iwtcp_qp *qp, struct ib_qp_init_attr *attr,
+			   struct ib_udata *udata,
+			   struct siw_uresp_create_qp *uresp)
+{
+	int rv;
+
+	rv = iwtcp_ring_create(&qp->sq, udata, max(attr->cap.max_send_wr, 1U),
+			       sizeof(struct siw_sqe), 0, &uresp->sq_key);
+	if (rv || qp->srq)
+		return rv;
+	rv = iwtcp_ring_create(&qp->rq, udata, max(attr->cap.max_recv_wr, 1U),
+			       sizeof(struct siw_rqe), 0, &uresp->rq_key);
+	if (rv)
+		iwtcp_ring_destroy(&qp->sq);
+	return rv;
+}
+
+static void qp_set_caps(struct iwtcp_qp *qp, struct ib_qp_cap *cap)
+{
+	cap->max_send_wr = qp->sq.size;
+	cap->max_recv_wr = qp->srq ? 0 : qp->rq.size;
+	cap->max_send_sge = qp->max_send_sge;
+	cap->max_recv_sge = qp->max_recv_sge;
+	cap->max_inline_data = qp->max_inline;
+}
+
+static void qp_init(struct iwtcp_qp *qp, struct ib_qp_init_attr *attr)
+{
+	kref_init(&qp->ref);
+	init_completion(&qp->released);
+	spin_lock_init(&qp->state_lock);
+	spin_lock_init(&qp->sq_lock);
+	spin_lock_init(&qp->rq_lock);
+	qp->state = IWTCP_QP_IDLE;
+	qp->ib_state = IB_QPS_RESET;
+	qp->srq = attr->srq ? to_iwtcp_srq(attr->srq) : NULL;
+	qp->max_send_sge = attr->cap.max_send_sge;
+	qp->max_recv_sge = attr->cap.max_recv_sge;
+	qp->max_inline = attr->cap.max_inline_data;
+	qp->sig_all = attr->sq_sig_type == IB_SIGNAL_ALL_WR;
+}
+
+/**
+ * iwtcp_create_qp() - ib_device_ops.create_qp
+ * @base_qp: QP allocated by the RDMA core
+ * @attr: RC QP attributes; queue sizes are rounded up to powers of two
+ *	and written back
+ * @udata: user data (siw_uresp_create_qp out) for user QPs, else NULL
+ *
+ * The QP number is reserved first and the QP published under it only
+ * when complete, so no lookup sees a half-built QP.
+ *
+ * Context: process context, may sleep.
+ * Return: 0; -EOPNOTSUPP for a type other than RC or creation flags;
+ * -EINVAL for a size above the device limits, a missing CQ or a short
+ * response buffer; -ENOSPC at %IWTCP_MAX_QP; -ENOMEM.
+ */
+int iwtcp_create_qp(struct ib_qp *base_qp, struct ib_qp_init_attr *attr,
+		    struct ib_udata *udata)
+{
+	struct iwtcp_device *dev = to_iwtcp_dev(base_qp->device);
+	struct iwtcp_qp *qp = to_iwtcp_qp(base_qp);
+	struct siw_uresp_create_qp uresp = {};
+	u32 qpn;
+	int rv;
+
+	rv = qp_check_init_attr(attr);
+	if (rv)
+		return rv;
+	if (udata && udata->outlen < sizeof(uresp))
+		return -EINVAL;
+	rv = iwtcp_count_get(&dev->num_qp, IWTCP_MAX_QP);
+	if (rv)
+		return rv;
+	qp_init(qp, attr);
+	rv = qp_create_rings(qp, attr, udata, &uresp);
+	if (rv)
+		goto err_uncount;
+	rv = xa_alloc(&dev->qp_xa, &qpn, NULL, XA_LIMIT(1, IWTCP_QPN_MAX),
+		      GFP_KERNEL);
+	if (rv)
+		goto err_destroy_rings;
+	base_qp->qp_num = qpn;
+	qp_set_caps(qp, &attr->cap);
+	if (udata) {
+		uresp.qp_id = qpn;
+		uresp.num_sqe = qp->sq.size;
+		uresp.num_rqe = qp->srq ? 0 : qp->rq.size;
+		rv = ib_copy_to_udata(udata, &uresp, sizeof(uresp));
+		if (rv)
+			goto err_free_qpn;
+	}
+	xa_store(&dev->qp_xa, qpn, qp, GFP_KERNEL);
+	ibdev_dbg(base_qp->device, "QP %u created\n", qpn);
+	return 0;
+
+err_free_qpn:
+	xa_erase(&dev->qp_xa, qpn);
+err_destroy_rings:
+	iwtcp_ring_destroy(&qp->rq);
+	iwtcp_ring_destroy(&qp->sq);
+err_uncount:
+	iwtcp_count_put(&dev->num_qp);
+	return rv;
+}
+
+static u8 qp_flush_opcode(u8 opcode)
+{
+	/* libsiw indexes tables with it: keep it inside the enum. */
+	return opcode < SIW_NUM_OPCODES ? opcode : SIW_OP_SEND;
+}
+
+/*
+ * Complete every valid element of @ring with a flush status. The loop is
+ * bounded by the ring size: user space may keep marking elements valid.
+ * Returns true if @cq must be notified.
+ */
+static bool qp_flush_ring(struct iwtcp_qp *qp, struct iwtcp_ring *ring,
+			  size_t elem_size, struct iwtcp_cq *cq, bool recv)
+{
+	bool notify = false;
+	u32 i;
+
+	for (i = 0; i < ring->size; i++) {
+		/* siw_sqe and siw_rqe share the id/flags/num_sge/opcode head */
+		struct siw_rqe *e = iwtcp_ring_slot(ring, elem_size, ring->get);
+		struct iwtcp_wc wc = {
+			.qp = qp,
+			.status = SIW_WC_WR_FLUSH_ERR,
+		};
+
+		/* Pairs with the producer's release of VALID. */
+		if (!(smp_load_acquire(&e->flags) & SIW_WQE_VALID))
+			break;
+		wc.id = READ_ONCE(e->id);
+		wc.opcode = recv ? SIW_OP_RECEIVE :
+				   qp_flush_opcode(READ_ONCE(e->opcode));
+		if (iwtcp_cq_push(cq, &wc) > 0)
+			notify = true;
+		/* Hand the element back only after its fields were read. */
+		smp_store_release(&e->flags, 0);
+		ring->get++;
+	}
+	return notify;
+}
+
+static void qp_flush_sq(struct iwtcp_qp *qp)
+{
+	struct iwtcp_cq *cq = to_iwtcp_cq(qp->base_qp.send_cq);
+	unsigned long flags;
+	bool notify;
+
+	spin_lock_irqsave(&qp->sq_lock, flags);
+	notify = qp_flush_ring(qp, &qp->sq, sizeof(struct siw_sqe), cq, false);
+	spin_unlock_irqrestore(&qp->sq_lock, flags);
+	if (notify)
+		iwtcp_cq_notify(cq);
+}
+
+static void qp_flush_rq(struct iwtcp_qp *qp)
+{
+	struct iwtcp_cq *cq = to_iwtcp_cq(qp->base_qp.recv_cq);
+	unsigned long flags;
+	bool notify;
+
+	if (qp->srq)
+		return;
+	spin_lock_irqsave(&qp->rq_lock, flags);
+	notify = qp_flush_ring(qp, &qp->rq, sizeof(struct siw_rqe), cq, true);
+	spin_unlock_irqrestore(&qp->rq_lock, flags);
+	if (notify)
+		iwtcp_cq_notify(cq);
+}
+
+/*
+ * The one place a QP's iWARP state changes. Entering ERROR flushes both
+ * queues after the state is visible, so that a concurrent post either
+ * lands before the flush (and is flushed) or sees ERROR (and flushes its
+ * own work).
+ */
+static void qp_set_state(struct iwtcp_qp *qp, enum iwtcp_qp_state state)
+{
+	enum iwtcp_qp_state old;
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->state_lock, flags);
+	old = qp->state;
+	WRITE_ONCE(qp->state, state);
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+	if (old != state)
+		ibdev_dbg(qp->base_qp.device, "QP %u %s -> %s\n",
+			  qp->base_qp.qp_num, qp_state_name[old],
+			  qp_state_name[state]);
+	if (state == IWTCP_QP_ERROR) {
+		qp_flush_sq(qp);
+		qp_flush_rq(qp);
+	}
+}
+
+/*
+ * IB state requested through modify_qp -> action. Returns 0 or -EINVAL
+ * for a transition the iWARP verbs do not allow from the current state.
+ */
+static int qp_modify_state(struct iwtcp_qp *qp, enum ib_qp_state target)
+{
+	enum iwtcp_qp_state cur = READ_ONCE(qp->state);
+
+	switch (target) {
+	case IB_QPS_RESET:
+		if (cur != IWTCP_QP_IDLE && cur != IWTCP_QP_ERROR)
+			return -EINVAL;
+		qp_set_state(qp, IWTCP_QP_IDLE);
+		break;
+	case IB_QPS_INIT:
+	case IB_QPS_RTR:
+		if (cur != IWTCP_QP_IDLE)
+			return -EINVAL;
+		if (target == IB_QPS_RTR && qp->ib_state == IB_QPS_RESET)
+			return -EINVAL;
+		break;
+	case IB_QPS_RTS:
+		/* RTS comes with a connection (iw_cm), not from the ULP. */
+		if (cur != IWTCP_QP_RTS)
+			return -EINVAL;
+		break;
+	case IB_QPS_ERR:
+		qp_set_state(qp, IWTCP_QP_ERROR);
+		break;
+	default:
+		/* SQD (orderly close) needs a connection; SQE has no iWARP meaning */
+		return -EINVAL;
+	}
+	qp->ib_state = target;
+	return 0;
+}
+
+static int qp_modify_attrs(struct iwtcp_qp *qp, struct ib_qp_attr *attr,
+			   int attr_mask)
+{
+	if ((attr_mask & IB_QP_MAX_QP_RD_ATOMIC) &&
+	    attr->max_rd_atomic > IWTCP_MAX_ORD)
+		return -EINVAL;
+	if ((attr_mask & IB_QP_MAX_DEST_RD_ATOMIC) &&
+	    attr->max_dest_rd_atomic > IWTCP_MAX_IRD)
+		return -EINVAL;
+	if (attr_mask & IB_QP_MAX_QP_RD_ATOMIC)
+		qp->ord = attr->max_rd_atomic;
+	if (attr_mask & IB_QP_MAX_DEST_RD_ATOMIC)
+		qp->ird = attr->max_dest_rd_atomic;
+	if (attr_mask & IB_QP_ACCESS_FLAGS)
+		qp->access = attr->qp_access_flags &
+			     (IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
+			      IB_ACCESS_REMOTE_READ);
+	return 0;
+}
+
+/**
+ * iwtcp_modify_qp() - ib_device_ops.modify_qp
+ * @base_qp: the QP
+ * @attr: new attributes
+ * @attr_mask: which of @attr apply; IB path attributes (address vector,
+ *	MTU, timeouts, PSNs) have no iWARP meaning and are ignored
+ * @udata: unused
+ *
+ * Context: process context; serialised against other modify_qp calls
+ * by the RDMA core's uobject lock or the kernel ULP.
+ * Return: 0; -EOPNOTSUPP for attributes outside the standard set;
+ * -EINVAL for an ORD/IRD above the device limits or a state transition
+ * the iWARP verbs do not allow (RTS without a connection, for one).
+ */
+int iwtcp_modify_qp(struct ib_qp *base_qp, struct ib_qp_attr *attr,
+		    int attr_mask, struct ib_udata *udata)
+{
+	struct iwtcp_qp *qp = to_iwtcp_qp(base_qp);
+	int rv;
+
+	if (attr_mask & ~IB_QP_ATTR_STANDARD_BITS)
+		return -EOPNOTSUPP;
+	rv = qp_modify_attrs(qp, attr, attr_mask);
+	if (rv || !(attr_mask & IB_QP_STATE))
+		return rv;
+	rv = qp_modify_state(qp, attr->qp_state);
+	if (rv)
+		ibdev_dbg(base_qp->device, "QP %u: no transition %s -> IB %d\n",
+			  base_qp->qp_num, qp_state_name[READ_ONCE(qp->state)],
+			  attr->qp_state);
+	return rv;
+}
+
+static enum ib_qp_state qp_ib_state(struct iwtcp_qp *qp)
+{
+	switch (READ_ONCE(qp->state)) {
+	case IWTCP_QP_RTS:
+		return IB_QPS_RTS;
+	case IWTCP_QP_CLOSING:
+		return IB_QPS_SQD;
+	case IWTCP_QP_TERMINATE:
+		return IB_QPS_SQE;
+	case IWTCP_QP_ERROR:
+		return IB_QPS_ERR;
+	default:
+		return qp->ib_state;
+	}
+}
+
+/**
+ * iwtcp_query_qp() - ib_device_ops.query_qp
+ * @base_qp: the QP
+ * @attr: current attributes out
+ * @attr_mask: ignored; all attributes are reported
+ * @init_attr: creation attributes out (queue sizes as granted)
+ *
+ * Context: process context.
+ * Return: 0.
+ */
+int iwtcp_query_qp(struct ib_qp *base_qp, struct ib_qp_attr *attr,
+		   int attr_mask, struct ib_qp_init_attr *init_attr)
+{
+	struct iwtcp_qp *qp = to_iwtcp_qp(base_qp);
+
+	memset(attr, 0, sizeof(*attr));
+	memset(init_attr, 0, sizeof(*init_attr));
+	attr->qp_state = qp_ib_state(qp);
+	attr->cur_qp_state = attr->qp_state;
+	attr->qp_access_flags = qp->access;
+	attr->max_rd_atomic = qp->ord;
+	attr->max_dest_rd_atomic = qp->ird;
+	attr->port_num = IWTCP_PORT;
+	qp_set_caps(qp, &attr->cap);
+	init_attr->qp_type = IB_QPT_RC;
+	init_attr->send_cq = base_qp->send_cq;
+	init_attr->recv_cq = base_qp->recv_cq;
+	init_attr->srq = base_qp->srq;
+	init_attr->sq_sig_type = qp->sig_all ? IB_SIGNAL_ALL_WR :
+					       IB_SIGNAL_REQ_WR;
+	init_attr->cap = attr->cap;
+	return 0;
+}
+
+/**
+ * iwtcp_destroy_qp() - ib_device_ops.destroy_qp
+ * @base_qp: the QP
+ * @udata: unused
+ *
+ * Unpublishes the QP, flushes its work (see "QP lifetime") and waits for
+ * the last reference.
+ *
+ * Context: process context, sleeps.
+ * Return: 0.
+ */
+int iwtcp_destroy_qp(struct ib_qp *base_qp, struct ib_udata *udata)
+{
+	struct iwtcp_device *dev = to_iwtcp_dev(base_qp->device);
+	struct iwtcp_qp *qp = to_iwtcp_qp(base_qp);
+
+	xa_erase(&dev->qp_xa, base_qp->qp_num);
+	qp_set_state(qp, IWTCP_QP_ERROR);
+	qp_put(qp);
+	wait_for_completion(&qp->released);
+	iwtcp_ring_destroy(&qp->rq);
+	iwtcp_ring_destroy(&qp->sq);
+	iwtcp_count_put(&dev->num_qp);
+	ibdev_dbg(base_qp->device, "QP %u destroyed\n", base_qp->qp_num);
+	return 0;
+}
+
+/* Complete one work request posted to a QP in ERROR (ib_drain_qp). */
+static void qp_flush_wr(struct iwtcp_qp *qp, struct ib_cq *base_cq, u64 id,
+			u8 opcode)
+{
+	struct iwtcp_cq *cq = to_iwtcp_cq(base_cq);
+	struct iwtcp_wc wc = {
+		.id = id,
+		.qp = qp,
+		.opcode = opcode,
+		.status = SIW_WC_WR_FLUSH_ERR,
+	};
+
+	if (iwtcp_cq_push(cq, &wc) > 0)
+		iwtcp_cq_notify(cq);
+}
+
+static u8 qp_wr_opcode(enum ib_wr_opcode opcode)
+{
+	switch (opcode) {
+	case IB_WR_RDMA_WRITE:
+		return SIW_OP_WRITE;
+	case IB_WR_RDMA_READ:
+		return SIW_OP_READ;
+	case IB_WR_RDMA_READ_WITH_INV:
+		return SIW_OP_READ_LOCAL_INV;
+	case IB_WR_SEND_WITH_INV:
+		return SIW_OP_SEND_REMOTE_INV;
+	case IB_WR_LOCAL_INV:
+		return SIW_OP_INVAL_STAG;
+	case IB_WR_REG_MR:
+		return SIW_OP_REG_MR;
+	default:
+		return SIW_OP_SEND;
+	}
+}
+
+/**
+ * iwtcp_post_send() - ib_device_ops.post_send
+ * @base_qp: the QP
+ * @wr: kernel work requests, or NULL: the libsiw doorbell of a user QP
+ * @bad_wr: first work request not taken
+ *
+ * In ERROR every work request completes at once with a flush status (and
+ * the doorbell flushes the user SQ). Data transfer in RTS is not part of
+ * this driver yet: other states answer -ENOTCONN.
+ *
+ * Context: any context, including hard interrupts; never sleeps.
+ * Return: 0, -EINVAL for a work request list on a user QP, -ENOTCONN.
+ */
+int iwtcp_post_send(struct ib_qp *base_qp, const struct ib_send_wr *wr,
+		    const struct ib_send_wr **bad_wr)
+{
+	struct iwtcp_qp *qp = to_iwtcp_qp(base_qp);
+
+	if (qp_is_user(qp)) {
+		if (wr) {
+			*bad_wr = wr;
+			return -EINVAL;
+		}
+		if (READ_ONCE(qp->state) != IWTCP_QP_ERROR)
+			return -ENOTCONN;
+		qp_flush_sq(qp);
+		return 0;
+	}
+	if (READ_ONCE(qp->state) != IWTCP_QP_ERROR) {
+		*bad_wr = wr;
+		return -ENOTCONN;
+	}
+	for (; wr; wr = wr->next)
+		qp_flush_wr(qp, base_qp->send_cq, wr->wr_id,
+			    qp_wr_opcode(wr->opcode));
+	return 0;
+}
+
+/**
+ * iwtcp_post_recv() - ib_device_ops.post_recv, for kernel QPs
+ * @base_qp: the QP, without SRQ
+ * @wr: receive work requests
+ * @bad_wr: first work request not taken
+ *
+ * Receives may be posted before the connection exists. In ERROR they
+ * complete at once with a flush status.
+ *
+ * Context: any context; never sleeps.
+ * Return: 0; -EINVAL for a user QP, a QP with SRQ or too many SGEs;
+ * -ENOMEM when the receive queue is full.
+ */
+int iwtcp_post_recv(struct ib_qp *base_qp, const struct ib_recv_wr *wr,
+		    const struct ib_recv_wr **bad_wr)
+{
+	struct iwtcp_qp *qp = to_iwtcp_qp(base_qp);
+	unsigned long flags;
+	int rv = 0;
+
+	if (qp_is_user(qp) || qp->srq) {
+		*bad_wr = wr;
+		return -EINVAL;
+	}
+	spin_lock_irqsave(&qp->rq_lock, flags);
+	for (; wr; wr = wr->next) {
+		if (READ_ONCE(qp->state) == IWTCP_QP_ERROR)
+			break;
+		rv = iwtcp_ring_post_recv(&qp->rq, wr, qp->max_recv_sge);
+		if (rv)
+			break;
+	}
+	spin_unlock_irqrestore(&qp->rq_lock, flags);
+	if (rv) {
+		*bad_wr = wr;
+		return rv;
+	}
+	for (; wr; wr = wr->next)
+		qp_flush_wr(qp, base_qp->recv_cq, wr->wr_id, SIW_OP_RECEIVE);
+	return 0;
+}
+
+/**
+ * iwtcp_qp_add_ref() - ib_device_ops.iw_add_ref: the iw_cm takes a hold
+ * @base_qp: the QP
+ *
+ * Context: any context.
+ */
+void iwtcp_qp_add_ref(struct ib_qp *base_qp)
+{
+	kref_get(&to_iwtcp_qp(base_qp)->ref);
+}
+
+/**
+ * iwtcp_qp_rem_ref() - ib_device_ops.iw_rem_ref: the iw_cm drops its hold
+ * @base_qp: the QP
+ *
+ * Context: any context.
+ */
+void iwtcp_qp_rem_ref(struct ib_qp *base_qp)
+{
+	qp_put(to_iwtcp_qp(base_qp));
+}
+
+/**
+ * iwtcp_get_qp() - ib_device_ops.iw_get_qp: QP by number
+ * @base_dev: the device
+ * @qpn: QP number
+ *
+ * The caller (iw_cm, on behalf of the ULP that owns the QP) takes its
+ * reference with iw_add_ref.
+ *
+ * Context: any context.
+ * Return: the QP, or NULL if no published QP has this number.
+ */
+struct ib_qp *iwtcp_get_qp(struct ib_device *base_dev, int qpn)
+{
+	struct iwtcp_qp *qp = xa_load(&to_iwtcp_dev(base_dev)->qp_xa, qpn);
+
+	return qp ? &qp->base_qp : NULL;
+}
