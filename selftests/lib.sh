@@ -1,0 +1,246 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# Helpers for the iwtcp kselftest-style scripts. Source it, do not run it:
+#
+#	source "$(dirname "$0")/lib.sh"
+#
+# The two-host topology that setup_two_hosts builds, in one kernel:
+#
+# ┌──────────────────────────────────┐      ┌──────────────────────────────────┐
+# │ $ns1 (n1, ip1)                   │      │ $ns2 (n2, ip2)                   │
+# │                                  │      │                                  │
+# │  rdma link iwtcp_a               │      │  rdma link iwtcp_b               │
+# │    on veth_a                     │      │    on veth_b                     │
+# │  ┌────────────────────────────┐  │      │  ┌────────────────────────────┐  │
+# │  │ veth_a                     │  │      │  │ veth_b                     │  │
+# │  │ 192.0.2.1/24               ├──┼──────┼──┤ 192.0.2.2/24               │  │
+# │  │ 2001:db8::1/64             │  │ veth │  │ 2001:db8::2/64             │  │
+# │  └────────────────────────────┘  │ pair │  └────────────────────────────┘  │
+# └──────────────────────────────────┘      └──────────────────────────────────┘
+#
+# The rdma links exist only with IWTCP_LINK=1 (the default). Addresses are
+# documentation prefixes (RFC 5737, RFC 3849): nothing here can leave the
+# machine. Namespaces carry the shell's pid, so parallel runs cannot collide
+# on them (rdma link names are global, though: one topology per kernel).
+#
+# Output is TAP 13 on stdout; commands run through n1/n2/ip1/ip2 are echoed
+# on stderr as "# [ns] command". Exit status: 0 pass, 1 fail, 4 skip.
+
+KSFT_PASS=0
+KSFT_FAIL=1
+KSFT_SKIP=4
+
+IWTCP_LINK=${IWTCP_LINK:-1}
+
+ns1="iwtcp-$$-1"
+ns2="iwtcp-$$-2"
+
+# What cleanup must undo, recorded as it is created.
+_created_ns=()
+_created_links=()	# "namespace link" pairs
+_tracked_pids=()
+
+_ktap_plan=
+_ktap_count=0
+_ktap_pass=0
+_ktap_fail=0
+_ktap_skip=0
+
+# --- TAP ---------------------------------------------------------------------
+
+ktap_plan() {
+	_ktap_plan=$1
+	echo "TAP version 13"
+	echo "1..$1"
+}
+
+ktap_ok() {
+	_ktap_count=$((_ktap_count + 1))
+	_ktap_pass=$((_ktap_pass + 1))
+	echo "ok $_ktap_count $1"
+}
+
+ktap_fail() {
+	_ktap_count=$((_ktap_count + 1))
+	_ktap_fail=$((_ktap_fail + 1))
+	echo "not ok $_ktap_count $1"
+}
+
+ktap_skip() {
+	_ktap_count=$((_ktap_count + 1))
+	_ktap_skip=$((_ktap_skip + 1))
+	echo "ok $_ktap_count $1 # SKIP $2"
+}
+
+# Skip the whole script: before the plan, as "1..0 # SKIP"; after it, by
+# skipping every case not run yet, so that the plan still holds.
+ktap_skip_all() {
+	if [[ -z $_ktap_plan ]]; then
+		echo "TAP version 13"
+		echo "1..0 # SKIP $1"
+	else
+		while ((_ktap_count < _ktap_plan)); do
+			ktap_skip "not run" "$1"
+		done
+	fi
+	exit "$KSFT_SKIP"
+}
+
+# Run one case: ktap_run NAME COMMAND [ARGS...]. The command runs in a
+# subshell with set -e, so every command in it is an assertion; it may exit
+# $KSFT_SKIP to skip. errexit is dropped around the subshell by hand: a
+# subshell used as a condition (||, if) would silently ignore set -e.
+ktap_run() {
+	local name=$1 rc errexit=0
+
+	shift
+	[[ $- == *e* ]] && errexit=1
+	set +e
+	(set -e; "$@")
+	rc=$?
+	((errexit)) && set -e
+	case $rc in
+	0) ktap_ok "$name" ;;
+	"$KSFT_SKIP") ktap_skip "$name" "requirement missing" ;;
+	*) ktap_fail "$name" ;;
+	esac
+}
+
+# Exit 1 if any case failed or the plan was not met, 4 if all were skipped.
+ktap_finish() {
+	echo "# pass $_ktap_pass fail $_ktap_fail skip $_ktap_skip"
+	if [[ -n $_ktap_plan && $_ktap_plan != "$_ktap_count" ]]; then
+		echo "# planned $_ktap_plan tests, ran $_ktap_count"
+		exit "$KSFT_FAIL"
+	fi
+	((_ktap_fail == 0)) || exit "$KSFT_FAIL"
+	((_ktap_pass > 0 || _ktap_skip == 0)) || exit "$KSFT_SKIP"
+	exit "$KSFT_PASS"
+}
+
+# --- requirements ------------------------------------------------------------
+
+require_cmd() {
+	local cmd
+
+	for cmd in "$@"; do
+		command -v "$cmd" >/dev/null || ktap_skip_all "$cmd not found"
+	done
+}
+
+require_module() {
+	local mod
+
+	for mod in "$@"; do
+		modprobe -q "$mod" || ktap_skip_all "module $mod not available"
+	done
+}
+
+# --- namespaces --------------------------------------------------------------
+
+# Echo a command, then run it in a namespace: _in_ns NS COMMAND [ARGS...]
+_in_ns() {
+	local ns=$1
+
+	shift
+	echo "# [$ns] $*" >&2
+	ip netns exec "$ns" "$@"
+}
+
+n1() { _in_ns "$ns1" "$@"; }
+n2() { _in_ns "$ns2" "$@"; }
+ip1() { echo "# [$ns1] ip $*" >&2; ip -n "$ns1" "$@"; }
+ip2() { echo "# [$ns2] ip $*" >&2; ip -n "$ns2" "$@"; }
+
+# Remember a background pid for cleanup: n1 rping -s & track_pid $!
+track_pid() {
+	_tracked_pids+=("$@")
+}
+
+# wait_for TIMEOUT COMMAND [ARGS...]: poll COMMAND (output discarded) until it
+# succeeds; fail after TIMEOUT seconds. Waits on a condition, never a guess.
+wait_for() {
+	local timeout=$1 deadline
+
+	shift
+	deadline=$((SECONDS + timeout))
+	until "$@" >/dev/null 2>&1; do
+		if ((SECONDS >= deadline)); then
+			echo "# wait_for: timed out after $timeout s: $*" >&2
+			return 1
+		fi
+		sleep 0.1
+	done
+}
+
+_add_ns() {
+	ip netns add "$1"
+	_created_ns+=("$1")
+	ip -n "$1" link set lo up
+}
+
+# _add_host NS IFNAME N: address .N / ::N on IFNAME and bring it up.
+_add_host() {
+	local ns=$1 dev=$2 n=$3
+
+	ip -n "$ns" addr add "192.0.2.$n/24" dev "$dev"
+	# nodad: the address is usable at once, no DAD timer to wait out.
+	ip -n "$ns" addr add "2001:db8::$n/64" dev "$dev" nodad
+	ip -n "$ns" link set "$dev" up
+}
+
+_add_rdma_link() {
+	local ns=$1 link=$2 dev=$3
+
+	_in_ns "$ns" rdma link add "$link" type iwtcp netdev "$dev"
+	_created_links+=("$ns $link")
+}
+
+_link_up() {
+	[[ $(ip -n "$1" -o link show dev "$2") == *"state UP"* ]]
+}
+
+setup_two_hosts() {
+	_add_ns "$ns1"
+	_add_ns "$ns2"
+	ip link add veth_a netns "$ns1" type veth peer name veth_b netns "$ns2"
+	_add_host "$ns1" veth_a 1
+	_add_host "$ns2" veth_b 2
+	wait_for 10 _link_up "$ns1" veth_a
+	wait_for 10 _link_up "$ns2" veth_b
+	if [[ $IWTCP_LINK == 1 ]]; then
+		# No driver is a skip, not a failure (kselftest rule).
+		require_cmd rdma
+		require_module iwtcp
+		_add_rdma_link "$ns1" iwtcp_a veth_a
+		_add_rdma_link "$ns2" iwtcp_b veth_b
+	fi
+}
+
+# --- cleanup -----------------------------------------------------------------
+
+# EXIT trap: undo in reverse order of creation, keep the script's status.
+# A test may define test_cleanup to run first.
+cleanup() {
+	local rc=$? i ns link
+
+	set +e
+	declare -F test_cleanup >/dev/null && test_cleanup
+	for ((i = ${#_created_links[@]} - 1; i >= 0; i--)); do
+		read -r ns link <<<"${_created_links[i]}"
+		ip netns exec "$ns" rdma link delete "$link" 2>/dev/null
+	done
+	((${#_tracked_pids[@]})) && kill "${_tracked_pids[@]}" 2>/dev/null
+	for ns in "${_created_ns[@]}"; do
+		# Whatever still runs in the namespace would outlive the test.
+		ip netns pids "$ns" 2>/dev/null | xargs -r kill 2>/dev/null
+	done
+	((${#_tracked_pids[@]})) && wait "${_tracked_pids[@]}" 2>/dev/null
+	for ((i = ${#_created_ns[@]} - 1; i >= 0; i--)); do
+		ip netns del "${_created_ns[i]}" 2>/dev/null
+	done
+	exit "$rc"
+}
+
+trap cleanup EXIT
