@@ -1,0 +1,62 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+#
+# iwtcp: out-of-tree build against Debian's Linux 6.12 headers, and the
+# project's checks. `make help` lists the targets.
+
+KVER ?= $(shell tools/kver)
+KDIR ?= /lib/modules/$(KVER)/build
+MOD := drivers/infiniband/sw/iwtcp
+KBUILD = $(MAKE) -C $(KDIR) M=$(CURDIR)/$(MOD) CONFIG_RDMA_IWTCP=m
+
+all: module
+
+help:
+	@echo "make            build $(MOD)/iwtcp.ko (W=1)"
+	@echo "make demo       install what is missing, build, boot a guest, run the main job"
+	@echo "make check      install what is missing, build, run every test"
+	@echo "make deps       install the Debian packages any target needs"
+	@echo "make sparse     build with sparse (C=2)"
+	@echo "make checkpatch checkpatch.pl --strict on every source file"
+	@echo "make unit       host unit tests of the protocol code"
+	@echo "make install    install iwtcp.ko for the running kernel (and keep siw away)"
+	@echo "KDIR=... or KVER=... select another kernel tree"
+
+module:
+	@test -n "$(KVER)" || { echo "no 6.12 kernel headers: run 'make deps'"; exit 1; }
+	$(KBUILD) W=1 modules
+
+sparse:
+	$(KBUILD) W=1 C=2 modules
+
+checkpatch:
+	tools/checkpatch
+
+unit:
+	$(MAKE) -C tests/unit check
+
+selftests:
+	$(MAKE) -C selftests
+
+deps:
+	tools/deps
+
+check:
+	tools/check
+
+demo:
+	tools/demo
+
+# `make install` builds for and installs into the running kernel.
+install: KVER := $(shell uname -r)
+install: module
+	$(KBUILD) INSTALL_MOD_DIR=updates modules_install
+	depmod -a $(KVER)
+	install -D -m 0644 tools/modprobe-iwtcp.conf /etc/modprobe.d/iwtcp.conf
+
+clean:
+	-$(KBUILD) clean
+	$(MAKE) -C tests/unit clean
+	$(MAKE) -C selftests clean
+
+.PHONY: all help module sparse checkpatch unit selftests deps check demo \
+	install clean
