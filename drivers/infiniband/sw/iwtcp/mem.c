@@ -5,7 +5,9 @@
  * An STag (RFC 5040 section 2.1, "Steering Tag") is 32 bits: the upper
  * 24 bits index the device's @mem_xa, the lower 8 bits are the key that
  * the consumer may change for fast-registration MRs. lkey == rkey == STag.
- *
+ */
+
+/**
  * DOC: MR lifetime
  *
  * An MR is counted by @ref. Holders: the creation reference (dropped by

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
  * Queue pairs: the only code that changes a QP's state.
- *
+ */
+
+/**
  * DOC: QP lifetime
  *
  * A QP is counted by @ref. Holders: the creation reference (dropped by
@@ -11,7 +13,9 @@
  * core keeps alive until the QP is gone), drops the creation reference
  * and waits for @released, completed by the last put: when it returns no
  * other context can reach the QP, and the core frees it.
- *
+ */
+
+/**
  * DOC: QP states
  *
  * The RDMAC verbs' states (enum iwtcp_qp_state). modify_qp maps the IB

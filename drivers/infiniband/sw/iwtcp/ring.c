@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
  * Queues shared with user space in the siw ABI layout.
+ */
+
+/**
+ * DOC: Queues shared with user space
  *
  * Lifetime: a user ring's memory belongs to its mmap entry. The driver
  * object holds the entry's first reference from iwtcp_ring_create() to
