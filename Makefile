@@ -35,7 +35,7 @@ unit:
 	$(MAKE) -C tests/unit check
 
 selftests:
-	$(MAKE) -C selftests
+	$(MAKE) -C selftests KDIR=$(KDIR)
 
 deps:
 	tools/deps
