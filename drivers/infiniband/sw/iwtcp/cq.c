@@ -168,8 +168,8 @@ static bool cq_armed_for(struct iwtcp_cq *cq, bool solicited)
  *
  * Context: any context; takes @cq->lock with interrupts disabled.
  * Return: 1 if the CQ was armed for this completion and must be notified,
- * 0 if not, -ENOMEM if the CQ is full (the completion is lost and an
- * %IB_EVENT_CQ_ERR is raised).
+ * 0 if not, -ENOMEM if the CQ is full (the completion is lost; the first
+ * loss raises %IB_EVENT_CQ_ERR and a log line, later ones stay quiet).
  */
 int iwtcp_cq_push(struct iwtcp_cq *cq, const struct iwtcp_wc *wc)
 {
@@ -184,13 +184,17 @@ int iwtcp_cq_push(struct iwtcp_cq *cq, const struct iwtcp_wc *wc)
 	cqe = iwtcp_ring_slot(&cq->ring, sizeof(*cqe), cq->ring.put);
 	/* Pairs with the consumer's release when it frees the element. */
 	if (smp_load_acquire(&cqe->flags) & SIW_WQE_VALID) {
-		rv = -ENOMEM;
+		/* The first loss puts the CQ in error: one event, not one each. */
+		rv = cq->overflowed ? -ENOSPC : -ENOMEM;
+		cq->overflowed = true;
 	} else {
 		cq_fill(cq, cqe, wc);
 		cq->ring.put++;
 		rv = cq_armed_for(cq, wc->solicited);
 	}
 	spin_unlock_irqrestore(&cq->lock, flags);
+	if (rv == -ENOSPC)
+		return -ENOMEM;
 	if (rv == -ENOMEM) {
 		struct ib_event event = {
 			.device = cq->base_cq.device,

@@ -24,10 +24,12 @@
 
 #define MEM_STAG_INDEX_MAX 0xffffff
 
-/* Access flags accepted at registration; no on-demand paging. */
+/*
+ * Access flags accepted at registration. The device has no atomics, no
+ * memory windows and no on-demand paging: asking for them is refused.
+ */
 #define MEM_ACCESS_OK (IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
-		       IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC | \
-		       IB_ACCESS_MW_BIND | IB_ACCESS_RELAXED_ORDERING)
+		       IB_ACCESS_REMOTE_READ | IB_ACCESS_RELAXED_ORDERING)
 
 static void mem_release(struct kref *ref)
 {
@@ -128,7 +130,8 @@ static int mem_respond(struct iwtcp_mr *mr, struct ib_udata *udata)
  * @length: bytes, 1 to %IWTCP_MAX_MR_SIZE
  * @virt_addr: the region's tagged offset base (RFC 5040 TO) as the
  *	consumer addresses it
- * @access: IB_ACCESS_* rights; on-demand paging is not offered
+ * @access: IB_ACCESS_* rights: local write, remote write and read
+ *	(atomics, memory windows and on-demand paging are not offered)
  * @udata: user data (siw_uresp_reg_mr out with the STag)
  *
  * Pinned pages count against RLIMIT_MEMLOCK through ib_umem_get().

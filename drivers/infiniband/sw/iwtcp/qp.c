@@ -25,6 +25,7 @@
  * valid work request completes with IB_WC_WR_FLUSH_ERR, and work posted
  * in ERROR completes at once, which is what ib_drain_qp() relies on.
  */
+#include <linux/sched/signal.h>
 #include <rdma/uverbs_ioctl.h>
 
 #include "qp.h"
@@ -54,13 +55,16 @@ static bool qp_is_user(struct iwtcp_qp *qp)
 	return !rdma_is_kernel_res(&qp->base_qp.res);
 }
 
-static int qp_check_init_attr(struct ib_qp_init_attr *attr)
+static int qp_check_init_attr(struct ib_pd *pd, struct ib_qp_init_attr *attr)
 {
 	const struct ib_qp_cap *cap = &attr->cap;
 
 	if (attr->qp_type != IB_QPT_RC || attr->create_flags)
 		return -EOPNOTSUPP;
 	if (!attr->send_cq || !attr->recv_cq)
+		return -EINVAL;
+	/* An SRQ serves the QPs of its own PD only. */
+	if (attr->srq && attr->srq->pd != pd)
 		return -EINVAL;
 	if (cap->max_send_wr > IWTCP_MAX_QP_WR ||
 	    cap->max_recv_wr > IWTCP_MAX_QP_WR ||
@@ -125,8 +129,8 @@ static void qp_init(struct iwtcp_qp *qp, struct ib_qp_init_attr *attr)
  *
  * Context: process context, may sleep.
  * Return: 0; -EOPNOTSUPP for a type other than RC or creation flags;
- * -EINVAL for a size above the device limits, a missing CQ or a short
- * response buffer; -ENOSPC at %IWTCP_MAX_QP; -ENOMEM.
+ * -EINVAL for a size above the device limits, a missing CQ, an SRQ of
+ * another PD or a short response buffer; -ENOSPC at %IWTCP_MAX_QP; -ENOMEM.
  */
 int iwtcp_create_qp(struct ib_qp *base_qp, struct ib_qp_init_attr *attr,
 		    struct ib_udata *udata)
@@ -137,7 +141,7 @@ int iwtcp_create_qp(struct ib_qp *base_qp, struct ib_qp_init_attr *attr,
 	u32 qpn;
 	int rv;
 
-	rv = qp_check_init_attr(attr);
+	rv = qp_check_init_attr(base_qp->pd, attr);
 	if (rv)
 		return rv;
 	if (udata && udata->outlen < sizeof(uresp))
@@ -245,65 +249,90 @@ static void qp_flush_rq(struct iwtcp_qp *qp)
 		iwtcp_cq_notify(cq);
 }
 
-/*
- * The one place a QP's iWARP state changes. Entering ERROR flushes both
- * queues after the state is visible, so that a concurrent post either
- * lands before the flush (and is flushed) or sees ERROR (and flushes its
- * own work).
- */
-static void qp_set_state(struct iwtcp_qp *qp, enum iwtcp_qp_state state)
+static enum ib_qp_state qp_ib_state(struct iwtcp_qp *qp)
 {
-	enum iwtcp_qp_state old;
-	unsigned long flags;
-
-	spin_lock_irqsave(&qp->state_lock, flags);
-	old = qp->state;
-	WRITE_ONCE(qp->state, state);
-	spin_unlock_irqrestore(&qp->state_lock, flags);
-	if (old != state)
-		ibdev_dbg(qp->base_qp.device, "QP %u %s -> %s\n",
-			  qp->base_qp.qp_num, qp_state_name[old],
-			  qp_state_name[state]);
-	if (state == IWTCP_QP_ERROR) {
-		qp_flush_sq(qp);
-		qp_flush_rq(qp);
+	switch (READ_ONCE(qp->state)) {
+	case IWTCP_QP_RTS:
+		return IB_QPS_RTS;
+	case IWTCP_QP_CLOSING:
+		return IB_QPS_SQD;
+	case IWTCP_QP_TERMINATE:
+		return IB_QPS_SQE;
+	case IWTCP_QP_ERROR:
+		return IB_QPS_ERR;
+	default:
+		return qp->ib_state;
 	}
 }
 
-/*
- * IB state requested through modify_qp -> action. Returns 0 or -EINVAL
- * for a transition the iWARP verbs do not allow from the current state.
- */
-static int qp_modify_state(struct iwtcp_qp *qp, enum ib_qp_state target)
+/* IB state requested through modify_qp -> the iWARP state it leads to. */
+static int qp_next_state(struct iwtcp_qp *qp, enum ib_qp_state target,
+			 enum iwtcp_qp_state *next)
 {
-	enum iwtcp_qp_state cur = READ_ONCE(qp->state);
+	enum iwtcp_qp_state cur = qp->state;
 
+	*next = cur;
 	switch (target) {
 	case IB_QPS_RESET:
 		if (cur != IWTCP_QP_IDLE && cur != IWTCP_QP_ERROR)
 			return -EINVAL;
-		qp_set_state(qp, IWTCP_QP_IDLE);
-		break;
+		*next = IWTCP_QP_IDLE;
+		return 0;
 	case IB_QPS_INIT:
+		return cur == IWTCP_QP_IDLE ? 0 : -EINVAL;
 	case IB_QPS_RTR:
-		if (cur != IWTCP_QP_IDLE)
-			return -EINVAL;
-		if (target == IB_QPS_RTR && qp->ib_state == IB_QPS_RESET)
-			return -EINVAL;
-		break;
+		return cur == IWTCP_QP_IDLE && qp->ib_state != IB_QPS_RESET ?
+		       0 : -EINVAL;
 	case IB_QPS_RTS:
 		/* RTS comes with a connection (iw_cm), not from the ULP. */
-		if (cur != IWTCP_QP_RTS)
-			return -EINVAL;
-		break;
+		return cur == IWTCP_QP_RTS ? 0 : -EINVAL;
 	case IB_QPS_ERR:
-		qp_set_state(qp, IWTCP_QP_ERROR);
-		break;
+		*next = IWTCP_QP_ERROR;
+		return 0;
 	default:
 		/* SQD (orderly close) needs a connection; SQE has no iWARP meaning */
 		return -EINVAL;
 	}
-	qp->ib_state = target;
+}
+
+/*
+ * The one place a QP's iWARP state changes: check and set under
+ * @state_lock, so concurrent modify_qp calls (uverbs holds the QP only
+ * shared) see one order. Entering ERROR flushes both queues after the
+ * state is visible, so that a concurrent post either lands before the
+ * flush (and is flushed) or sees ERROR (and flushes its own work).
+ * @cur, when not NULL, is the IB state the caller believes current
+ * (IB_QP_CUR_STATE). Returns 0 or -EINVAL.
+ */
+static int qp_set_state(struct iwtcp_qp *qp, enum ib_qp_state target,
+			const enum ib_qp_state *cur)
+{
+	enum iwtcp_qp_state old, next;
+	unsigned long flags;
+	int rv;
+
+	spin_lock_irqsave(&qp->state_lock, flags);
+	old = qp->state;
+	rv = cur && *cur != qp_ib_state(qp) ? -EINVAL :
+	     qp_next_state(qp, target, &next);
+	if (!rv) {
+		WRITE_ONCE(qp->state, next);
+		qp->ib_state = target;
+	}
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+	if (rv) {
+		ibdev_dbg(qp->base_qp.device, "QP %u: no transition %s -> IB %d\n",
+			  qp->base_qp.qp_num, qp_state_name[old], target);
+		return rv;
+	}
+	if (old != next)
+		ibdev_dbg(qp->base_qp.device, "QP %u %s -> %s\n",
+			  qp->base_qp.qp_num, qp_state_name[old],
+			  qp_state_name[next]);
+	if (next == IWTCP_QP_ERROR) {
+		qp_flush_sq(qp);
+		qp_flush_rq(qp);
+	}
 	return 0;
 }
 
@@ -335,11 +364,12 @@ static int qp_modify_attrs(struct iwtcp_qp *qp, struct ib_qp_attr *attr,
  *	MTU, timeouts, PSNs) have no iWARP meaning and are ignored
  * @udata: unused
  *
- * Context: process context; serialised against other modify_qp calls
- * by the RDMA core's uobject lock or the kernel ULP.
+ * Context: process context; concurrent calls are allowed (uverbs holds
+ * the QP shared): the state changes under the QP's state lock.
  * Return: 0; -EOPNOTSUPP for attributes outside the standard set;
- * -EINVAL for an ORD/IRD above the device limits or a state transition
- * the iWARP verbs do not allow (RTS without a connection, for one).
+ * -EINVAL for an ORD/IRD above the device limits, an IB_QP_CUR_STATE
+ * that is not the current state, or a state transition the iWARP verbs
+ * do not allow (RTS without a connection, for one).
  */
 int iwtcp_modify_qp(struct ib_qp *base_qp, struct ib_qp_attr *attr,
 		    int attr_mask, struct ib_udata *udata)
@@ -352,28 +382,9 @@ int iwtcp_modify_qp(struct ib_qp *base_qp, struct ib_qp_attr *attr,
 	rv = qp_modify_attrs(qp, attr, attr_mask);
 	if (rv || !(attr_mask & IB_QP_STATE))
 		return rv;
-	rv = qp_modify_state(qp, attr->qp_state);
-	if (rv)
-		ibdev_dbg(base_qp->device, "QP %u: no transition %s -> IB %d\n",
-			  base_qp->qp_num, qp_state_name[READ_ONCE(qp->state)],
-			  attr->qp_state);
-	return rv;
-}
-
-static enum ib_qp_state qp_ib_state(struct iwtcp_qp *qp)
-{
-	switch (READ_ONCE(qp->state)) {
-	case IWTCP_QP_RTS:
-		return IB_QPS_RTS;
-	case IWTCP_QP_CLOSING:
-		return IB_QPS_SQD;
-	case IWTCP_QP_TERMINATE:
-		return IB_QPS_SQE;
-	case IWTCP_QP_ERROR:
-		return IB_QPS_ERR;
-	default:
-		return qp->ib_state;
-	}
+	return qp_set_state(qp, attr->qp_state,
+			    attr_mask & IB_QP_CUR_STATE ? &attr->cur_qp_state :
+							  NULL);
 }
 
 /**
@@ -427,7 +438,14 @@ int iwtcp_destroy_qp(struct ib_qp *base_qp, struct ib_udata *udata)
 	struct iwtcp_qp *qp = to_iwtcp_qp(base_qp);
 
 	xa_erase(&dev->qp_xa, base_qp->qp_num);
-	qp_set_state(qp, IWTCP_QP_ERROR);
+	/*
+	 * iw_cm calls iw_get_qp() and then iw_add_ref() inside one spinlock
+	 * section, an RCU read-side critical section: after this grace
+	 * period no one holds a pointer found before the erase without also
+	 * holding a reference, which the wait below then waits for.
+	 */
+	synchronize_rcu();
+	qp_set_state(qp, IB_QPS_ERR, NULL);
 	qp_put(qp);
 	wait_for_completion(&qp->released);
 	iwtcp_ring_destroy(&qp->rq);
@@ -581,14 +599,28 @@ void iwtcp_qp_rem_ref(struct ib_qp *base_qp)
  * @qpn: QP number
  *
  * The caller (iw_cm, on behalf of the ULP that owns the QP) takes its
- * reference with iw_add_ref.
+ * reference with iw_add_ref in the same RCU read-side section (see
+ * iwtcp_destroy_qp()).
  *
- * Context: any context.
- * Return: the QP, or NULL if no published QP has this number.
+ * Context: the context of the ULP's connect or accept call, in an RCU
+ * read-side critical section.
+ * Return: the QP, or NULL if no published QP has this number or it is a
+ * user QP of another process.
  */
 struct ib_qp *iwtcp_get_qp(struct ib_device *base_dev, int qpn)
 {
 	struct iwtcp_qp *qp = xa_load(&to_iwtcp_dev(base_dev)->qp_xa, qpn);
+	struct task_struct *owner;
 
-	return qp ? &qp->base_qp : NULL;
+	if (!qp)
+		return NULL;
+	/*
+	 * rdma_cm passes a QP number chosen by user space: a process may
+	 * connect its own QPs only, never another process's.
+	 */
+	owner = qp->base_qp.res.task;
+	if (qp_is_user(qp) && (!owner || !same_thread_group(owner, current)))
+		return NULL;
+	return &qp->base_qp;
 }
+

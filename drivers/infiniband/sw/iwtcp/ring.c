@@ -6,12 +6,17 @@
 /**
  * DOC: Queues shared with user space
  *
- * Lifetime: a user ring's memory belongs to its mmap entry. The driver
- * object holds the entry's first reference from iwtcp_ring_create() to
- * iwtcp_ring_destroy(); each user mapping holds another through the RDMA
- * core. The last put calls iwtcp_mmap_free(), which frees the memory, so
- * a ring never disappears under a live mapping. Kernel rings are plain
- * vzalloc() memory freed by iwtcp_ring_destroy().
+ * Lifetime: a user ring is vmalloc_user() memory published under an mmap
+ * entry, whose key user space passes to mmap(). The driver object holds
+ * the entry from iwtcp_ring_create() to iwtcp_ring_destroy(); mmap()
+ * looks the entry up only for the duration of the call. The mapping
+ * itself holds a reference on every page it maps (remap_vmalloc_range()
+ * inserts them with vm_insert_page()), so when the last entry reference
+ * goes (iwtcp_mmap_free()) and the ring is vfree()d, pages still mapped
+ * stay allocated until user space unmaps them: a ring never disappears
+ * under a live mapping, and a stale mapping only reaches memory no
+ * kernel object uses any more. Kernel rings are plain vzalloc() memory
+ * freed by iwtcp_ring_destroy().
  */
 #include <linux/mm.h>
 #include <linux/slab.h>
@@ -137,13 +142,18 @@ int iwtcp_ring_post_recv(struct iwtcp_ring *ring, const struct ib_recv_wr *wr,
  * @vma: the mapping; its offset is a key from iwtcp_ring_create()
  *
  * Context: process context (mmap system call).
- * Return: 0, or -EINVAL for an unknown key or a size that does not match.
+ * Return: 0, -EPERM for an executable mapping, or -EINVAL for an unknown
+ * key or a size that does not match.
  */
 int iwtcp_mmap(struct ib_ucontext *base_ucontext, struct vm_area_struct *vma)
 {
 	struct rdma_user_mmap_entry *rdma_entry;
 	int rv;
 
+	/* Rings hold data, never code. */
+	if (vma->vm_flags & VM_EXEC)
+		return -EPERM;
+	vm_flags_clear(vma, VM_MAYEXEC);
 	rdma_entry = rdma_user_mmap_entry_get(base_ucontext, vma);
 	if (!rdma_entry)
 		return -EINVAL;

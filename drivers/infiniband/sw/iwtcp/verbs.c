@@ -22,8 +22,6 @@
 int iwtcp_query_device(struct ib_device *base_dev, struct ib_device_attr *attr,
 		       struct ib_udata *udata)
 {
-	struct iwtcp_device *dev = to_iwtcp_dev(base_dev);
-
 	if (udata && (udata->inlen || udata->outlen))
 		return -EINVAL;
 	memset(attr, 0, sizeof(*attr));
@@ -47,7 +45,7 @@ int iwtcp_query_device(struct ib_device *base_dev, struct ib_device_attr *attr,
 	attr->max_srq_wr = IWTCP_MAX_SRQ_WR;
 	attr->max_srq_sge = IWTCP_MAX_SGE;
 	attr->max_fast_reg_page_list_len = IWTCP_MAX_FRMR_PAGES;
-	addrconf_addr_eui48((u8 *)&attr->sys_image_guid, dev->mac);
+	attr->sys_image_guid = base_dev->node_guid;
 	return 0;
 }
 
@@ -114,18 +112,22 @@ int iwtcp_get_port_immutable(struct ib_device *base_dev, u32 port,
  * @base_dev: the device
  * @port: %IWTCP_PORT
  * @index: 0
- * @gid: out; the netdev's MAC at link creation in the first six bytes
+ * @gid: out; the netdev's MAC in the first six bytes
  *
- * Context: any context.
+ * Context: any context but hard interrupts; takes the MAC lock.
  * Return: 0, or -EINVAL for an index other than 0.
  */
 int iwtcp_query_gid(struct ib_device *base_dev, u32 port, int index,
 		    union ib_gid *gid)
 {
+	struct iwtcp_device *dev = to_iwtcp_dev(base_dev);
+
 	if (index)
 		return -EINVAL;
 	memset(gid, 0, sizeof(*gid));
-	memcpy(gid->raw, to_iwtcp_dev(base_dev)->mac, ETH_ALEN);
+	spin_lock_bh(&dev->mac_lock);
+	memcpy(gid->raw, dev->mac, ETH_ALEN);
+	spin_unlock_bh(&dev->mac_lock);
 	return 0;
 }
 
@@ -172,9 +174,11 @@ void iwtcp_dealloc_ucontext(struct ib_ucontext *base_ucontext)
  * @base_ucontext: context of a process that still holds the device
  *
  * Offering this op lets the device be unregistered (rdma link delete, the
- * netdev going away) while processes hold objects: the RDMA core zaps
- * their ring mappings and destroys their objects through the ordinary
- * destroy verbs, so iwtcp has nothing more to do here.
+ * netdev going away) while processes hold objects: the RDMA core destroys
+ * their objects through the ordinary destroy verbs and their commands
+ * fail with EIO from then on. Their ring mappings stay valid memory (see
+ * "Queues shared with user space" in ring.c), so iwtcp has nothing more
+ * to do here.
  *
  * Context: process context (device removal).
  */
