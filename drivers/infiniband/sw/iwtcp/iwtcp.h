@@ -17,6 +17,8 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/siw-abi.h>
 
+#include "mpa.h"
+
 /**
  * enum iwtcp_limit - limits advertised by query_device and enforced
  * @IWTCP_MAX_QP: QPs per device
@@ -67,7 +69,9 @@ enum iwtcp_limit {
 /**
  * struct iwtcp_device - one RDMA device bound to one netdev
  * @base_dev: RDMA core device; ib_dealloc_device() frees this struct
- * @mac: netdev hardware address at creation, source of GID and GUID
+ * @mac_lock: serialises @mac
+ * @mac: netdev hardware address, source of the GID; the node GUID is
+ *	derived from it once, at creation, and stays
  * @qp_xa: QP number -> &struct iwtcp_qp, for iw_get_qp and the data path
  * @mem_xa: STag index -> &struct iwtcp_mr
  * @num_ctx: user contexts, against %IWTCP_MAX_UCONTEXT
@@ -76,6 +80,8 @@ enum iwtcp_limit {
  * @num_qp: QPs, against %IWTCP_MAX_QP
  * @num_srq: SRQs, against %IWTCP_MAX_SRQ
  * @num_mr: MRs, against %IWTCP_MAX_MR
+ * @settings_lock: serialises @settings
+ * @settings: MPA start-up choices of new connections (settings.c)
  *
  * The netdev is never cached here: the RDMA core holds it for the port
  * (ib_device_set_netdev()) and code that needs it takes its own reference
@@ -83,6 +89,8 @@ enum iwtcp_limit {
  */
 struct iwtcp_device {
 	struct ib_device base_dev;
+	/* serialises mac */
+	spinlock_t mac_lock;
 	u8 mac[ETH_ALEN];
 	struct xarray qp_xa;
 	struct xarray mem_xa;
@@ -92,6 +100,9 @@ struct iwtcp_device {
 	atomic_t num_qp;
 	atomic_t num_srq;
 	atomic_t num_mr;
+	/* serialises settings */
+	struct mutex settings_lock;
+	struct iwtcp_mpa_settings settings;
 };
 
 struct iwtcp_ucontext {
@@ -136,6 +147,7 @@ struct iwtcp_ring {
  * @ring: &struct siw_cqe elements, then a &struct siw_cq_ctrl
  * @ctrl: the arming word after the elements; written by user space too
  * @id: random id reported to user space
+ * @overflowed: a completion was lost; the CQ is in error (under @lock)
  */
 struct iwtcp_cq {
 	struct ib_cq base_cq;
@@ -144,6 +156,7 @@ struct iwtcp_cq {
 	struct iwtcp_ring ring;
 	struct siw_cq_ctrl *ctrl;
 	u32 id;
+	bool overflowed;
 };
 
 /**

@@ -29,11 +29,18 @@
 #include "mem.h"
 #include "qp.h"
 #include "ring.h"
+#include "settings.h"
 #include "srq.h"
 #include "verbs.h"
 
 /* Devices of the kernel's siw driver seen by iwtcp_client. */
 static atomic_t iwtcp_foreign_siw = ATOMIC_INIT(0);
+
+/*
+ * Serialises link creation: the lookup of an existing device on the
+ * netdev and the registration of a new one must not interleave.
+ */
+static DEFINE_MUTEX(iwtcp_newlink_lock);
 
 static void iwtcp_dealloc_driver(struct ib_device *base_dev)
 {
@@ -42,6 +49,7 @@ static void iwtcp_dealloc_driver(struct ib_device *base_dev)
 	WARN_ON_ONCE(!xa_empty(&dev->qp_xa) || !xa_empty(&dev->mem_xa));
 	xa_destroy(&dev->qp_xa);
 	xa_destroy(&dev->mem_xa);
+	mutex_destroy(&dev->settings_lock);
 	ibdev_dbg(base_dev, "device freed\n");
 }
 
@@ -49,6 +57,7 @@ static const struct ib_device_ops iwtcp_device_ops = {
 	.owner = THIS_MODULE,
 	.uverbs_abi_ver = SIW_ABI_VERSION,
 	.driver_id = RDMA_DRIVER_SIW,
+	.device_group = &iwtcp_settings_group,
 
 	.alloc_mr = iwtcp_alloc_mr,
 	.alloc_pd = iwtcp_alloc_pd,
@@ -174,11 +183,13 @@ static struct iwtcp_device *iwtcp_device_alloc(struct net_device *netdev)
 	strscpy(base_dev->iw_ifname, netdev->name, sizeof(base_dev->iw_ifname));
 	xa_init_flags(&dev->qp_xa, XA_FLAGS_ALLOC1);
 	xa_init_flags(&dev->mem_xa, XA_FLAGS_ALLOC1);
+	spin_lock_init(&dev->mac_lock);
+	mutex_init(&dev->settings_lock);
 	ib_set_device_ops(base_dev, &iwtcp_device_ops);
 	return dev;
 }
 
-static int iwtcp_newlink(const char *name, struct net_device *netdev)
+static int iwtcp_newlink_locked(const char *name, struct net_device *netdev)
 {
 	struct iwtcp_device *dev;
 	int rv;
@@ -199,6 +210,12 @@ static int iwtcp_newlink(const char *name, struct net_device *netdev)
 	dev = iwtcp_device_alloc(netdev);
 	if (!dev)
 		return -ENOMEM;
+	rv = iwtcp_settings_defaults(&dev->settings);
+	if (rv) {
+		pr_err("%s: module parameters mpa_* form an inconsistent set\n",
+		       name);
+		goto err_dealloc_device;
+	}
 	rv = ib_device_set_netdev(&dev->base_dev, netdev, IWTCP_PORT);
 	if (rv)
 		goto err_dealloc_device;
@@ -211,6 +228,16 @@ static int iwtcp_newlink(const char *name, struct net_device *netdev)
 
 err_dealloc_device:
 	ib_dealloc_device(&dev->base_dev);
+	return rv;
+}
+
+static int iwtcp_newlink(const char *name, struct net_device *netdev)
+{
+	int rv;
+
+	mutex_lock(&iwtcp_newlink_lock);
+	rv = iwtcp_newlink_locked(name, netdev);
+	mutex_unlock(&iwtcp_newlink_lock);
 	return rv;
 }
 
@@ -247,8 +274,11 @@ static int iwtcp_netdev_event(struct notifier_block *nb, unsigned long event,
 				 IB_EVENT_PORT_ACTIVE : IB_EVENT_PORT_ERR);
 		break;
 	case NETDEV_CHANGEADDR:
-		if (netdev->addr_len >= ETH_ALEN)
+		if (netdev->addr_len >= ETH_ALEN) {
+			spin_lock_bh(&dev->mac_lock);
 			memcpy(dev->mac, netdev->dev_addr, ETH_ALEN);
+			spin_unlock_bh(&dev->mac_lock);
+		}
 		iwtcp_port_event(dev, IB_EVENT_GID_CHANGE);
 		break;
 	case NETDEV_UNREGISTER:
