@@ -18,7 +18,9 @@ help:
 	@echo "make sparse     build with sparse (C=2)"
 	@echo "make checkpatch checkpatch.pl --strict on every source file"
 	@echo "make unit       host unit tests of the protocol code"
+	@echo "make selftests  build the guest test programs"
 	@echo "make install    install iwtcp.ko for the running kernel (and keep siw away)"
+	@echo "make clean      remove build output"
 	@echo "KDIR=... or KVER=... select another kernel tree"
 
 module:

@@ -15,16 +15,28 @@ VERBS_OBJECTS=$(dirname "$0")/../.cache/bin/verbs_objects
 show() {
 	echo
 	echo "\$ $*"
-	"$@"
+	"$@" 2>/dev/null
 }
+
+vo() { "$VERBS_OBJECTS" "$@"; }
 
 setup_two_hosts
 show rdma link show
 show ibv_devices
 show ibv_devinfo -d iwtcp_a
-show n1 "$VERBS_OBJECTS" iwtcp_a objects
-show n2 "$VERBS_OBJECTS" iwtcp_b rings
-show n1 "$VERBS_OBJECTS" iwtcp_a loop 100
+echo
+echo "# verbs objects through libsiw (the stock rdma-core provider):"
+show vo iwtcp_a objects
+show vo iwtcp_b rings
+show vo iwtcp_a loop 100
+echo
+echo "# a process holding one object of each kind, as the RDMA core counts them:"
+coproc HOLD { exec "$VERBS_OBJECTS" iwtcp_a hold; }
+read -r line <&"${HOLD[0]}"
+echo "verbs_objects iwtcp_a hold: $line"
+show rdma resource show
+eval "exec ${HOLD[1]}>&-"
+wait "$HOLD_PID"
 show rdma resource show
 echo
-echo "demo: two iwtcp devices up, verbs objects created and destroyed through libsiw"
+echo "demo: two iwtcp devices up; PD, CQ, SRQ, QPs and MRs created, used and destroyed through libsiw"

@@ -42,7 +42,7 @@ hold_rc=
 start_holder() {
 	hold_fifo=$(mktemp -u)
 	mkfifo "$hold_fifo"
-	n1 "$VERBS_OBJECTS" iwtcp_a hold <"$hold_fifo" >"$hold_fifo.out" &
+	n1 "$VERBS_OBJECTS" iwtcp_a hold fatal <"$hold_fifo" >"$hold_fifo.out" &
 	hold_pid=$!
 	track_pid "$hold_pid"
 	exec 7>"$hold_fifo"
@@ -81,13 +81,18 @@ stop_holder() {
 
 test_cleanup() { [[ -z $hold_pid ]] || kill "$hold_pid" 2>/dev/null; }
 
-ktap_plan 12
+CM_QPN=$(dirname "$VERBS_OBJECTS")/cm_qpn
+
+ktap_plan 14
 setup_two_hosts
 ktap_run "device attributes through libsiw" vo devinfo
 ktap_run "PD, CQ, SRQ, QP, MR: create, check, destroy" vo objects
 ktap_run "SQ/RQ rings flushed on ERR, doorbell in ERR" vo rings
 ktap_run "armed CQ delivers a completion event" vo cqarm
-ktap_run "requests above advertised limits: EINVAL" vo limits
+ktap_run "above advertised limits: EINVAL; past count limits: ENOSPC" vo limits
+ktap_run "CQ overflow: one IBV_EVENT_CQ_ERR" vo overflow
+ktap_run "rdma_connect: own QP only, lookup safe against destroy" \
+	n1 "$CM_QPN" 192.0.2.2 10
 ktap_run "1000 create/destroy cycles" vo loop 1000
 ktap_run "rdma resource counts back to zero" resources_zero
 start_holder

@@ -5,12 +5,13 @@
  *
  *   verbs_objects DEVICE CASE [ITERATIONS]
  *
- * CASE is one of: devinfo, objects, rings, cqarm, limits, loop, hold.
+ * CASE is one of: devinfo, objects, rings, cqarm, limits, overflow, loop,
+ * hold.
  * Exit status 0 when every check of the case passed, 1 otherwise; each
  * failed check prints one line saying what was expected and what came.
- * "hold" creates one of each object, prints "holding" and waits for
- * stdin to close; it exits 0 when the device went away meanwhile (the
- * async event IBV_EVENT_DEVICE_FATAL arrived).
+ * "hold" creates one of each object, prints "holding ..." and waits for
+ * stdin to close; "hold fatal" then also requires that the device went
+ * away meanwhile (the async event IBV_EVENT_DEVICE_FATAL arrived).
  */
 #include <errno.h>
 #include <poll.h>
@@ -29,10 +30,13 @@
 #define MAX_INLINE 80
 #define MAX_ORD 128
 #define MAX_FRMR_PAGES 1024
+#define MAX_PD 4096
 
+static int checks;
 static int failures;
 
 #define CHECK(cond, ...) do {						\
+	checks++;							\
 	if (!(cond)) {							\
 		failures++;						\
 		fprintf(stderr, "FAIL %s:%d: %s: ", __func__, __LINE__,	\
@@ -201,6 +205,13 @@ static void check_qp_attrs(struct ibv_qp *qp)
 
 static void check_transitions(struct ibv_qp *qp)
 {
+	{
+		struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT,
+					 .cur_qp_state = IBV_QPS_RTS };
+
+		CHECK(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_CUR_STATE) ==
+		      EINVAL, "wrong IBV_QP_CUR_STATE accepted");
+	}
 	CHECK(!modify_state(qp, IBV_QPS_INIT), "to INIT: %s",
 	      strerror(errno));
 	CHECK(query_state(qp) == IBV_QPS_INIT, "state %d", query_state(qp));
@@ -411,7 +422,85 @@ out:
 		ibv_destroy_comp_channel(ch);
 }
 
-/* Each request above an advertised limit fails with EINVAL. */
+/* Async events that arrive within @ms milliseconds, of type @type. */
+static int count_async(struct ibv_context *ctx, enum ibv_event_type type,
+		       int ms)
+{
+	struct pollfd pfd = { .fd = ctx->async_fd, .events = POLLIN };
+	struct ibv_async_event ev;
+	int n = 0;
+
+	while (poll(&pfd, 1, ms) == 1) {
+		if (ibv_get_async_event(ctx, &ev))
+			break;
+		n += ev.event_type == type;
+		ibv_ack_async_event(&ev);
+	}
+	return n;
+}
+
+/*
+ * More flushed work than CQ entries: the CQ overflows, in error, with one
+ * IBV_EVENT_CQ_ERR however much more is lost afterwards.
+ */
+static void test_overflow(struct ibv_context *ctx)
+{
+	struct ibv_pd *pd = ibv_alloc_pd(ctx);
+	struct ibv_cq *cq = ibv_create_cq(ctx, 4, NULL, NULL, 0);
+	struct ibv_qp *qp = cq ? make_qp(pd, cq, NULL, 64, 1, 0) : NULL;
+	struct ibv_mr *mr = NULL;
+	static char buf[4096];
+	int i, round;
+
+	CHECK(qp, "set-up: %s", strerror(errno));
+	if (!qp)
+		goto out;
+	mr = ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE);
+	CHECK(!modify_state(qp, IBV_QPS_INIT), "INIT");
+	CHECK(!post_recvs(qp, mr, 32, 1), "post_recv");
+	CHECK(!modify_state(qp, IBV_QPS_ERR), "ERR");
+	for (round = 0; round < 20; round++)
+		for (i = 0; i < 32; i++)
+			post_send(qp, mr, 1000 + i);
+	CHECK(count_async(ctx, IBV_EVENT_CQ_ERR, 500) == 1,
+	      "want exactly one IBV_EVENT_CQ_ERR");
+out:
+	if (qp)
+		ibv_destroy_qp(qp);
+	if (mr)
+		ibv_dereg_mr(mr);
+	if (cq)
+		ibv_destroy_cq(cq);
+	if (pd)
+		ibv_dealloc_pd(pd);
+}
+
+/* One PD more than max_pd fails with ENOSPC; freeing one makes room. */
+static void pd_count_limit(struct ibv_context *ctx, int already)
+{
+	static struct ibv_pd *pds[MAX_PD + 1];
+	int n = 0, i;
+
+	while (n <= MAX_PD && (pds[n] = ibv_alloc_pd(ctx)) != NULL)
+		n++;
+	CHECK(n == MAX_PD - already && errno == ENOSPC,
+	      "%d PDs, then errno %d; want %d, then ENOSPC", n, errno,
+	      MAX_PD - already);
+	if (n) {
+		ibv_dealloc_pd(pds[--n]);
+		pds[n] = ibv_alloc_pd(ctx);
+		CHECK(pds[n], "PD after freeing one: %s", strerror(errno));
+		if (pds[n])
+			n++;
+	}
+	for (i = 0; i < n; i++)
+		ibv_dealloc_pd(pds[i]);
+}
+
+/*
+ * Each request above an advertised limit fails with EINVAL; one object
+ * more than a count limit fails with ENOSPC.
+ */
 static void test_limits(struct ibv_context *ctx)
 {
 	struct ibv_pd *pd = ibv_alloc_pd(ctx);
@@ -444,6 +533,34 @@ static void test_limits(struct ibv_context *ctx)
 	errno = 0;
 	CHECK(!ibv_create_srq(pd, &sattr) && errno == EINVAL,
 	      "SRQ above max_srq_wr: errno %d", errno);
+	{
+		static char buf[4096];
+		struct ibv_pd *pd2 = ibv_alloc_pd(ctx);
+		struct ibv_srq_init_attr sa2 = {
+			.attr = { .max_wr = 4, .max_sge = 1 },
+		};
+		struct ibv_srq *srq = pd2 ? ibv_create_srq(pd2, &sa2) : NULL;
+		struct ibv_mr *mr;
+
+		errno = 0;
+		mr = ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE |
+				IBV_ACCESS_REMOTE_ATOMIC);
+		CHECK(!mr && errno == EOPNOTSUPP,
+		      "MR with remote atomic access: errno %d", errno);
+		if (mr)
+			ibv_dereg_mr(mr);
+		CHECK(srq, "SRQ on a second PD: %s", strerror(errno));
+		errno = 0;
+		qp = srq ? make_qp(pd, cq, srq, 4, 1, 0) : NULL;
+		CHECK(!qp && errno == EINVAL, "QP with another PD's SRQ: errno %d",
+		      errno);
+		if (qp)
+			ibv_destroy_qp(qp);
+		if (srq)
+			ibv_destroy_srq(srq);
+		if (pd2)
+			ibv_dealloc_pd(pd2);
+	}
 	errno = 0;
 	qp = ibv_create_qp(pd, &ud);
 	CHECK(!qp && errno == EOPNOTSUPP, "UD QP: errno %d", errno);
@@ -462,6 +579,7 @@ static void test_limits(struct ibv_context *ctx)
 		ibv_destroy_qp(qp);
 	}
 	ibv_destroy_cq(cq);
+	pd_count_limit(ctx, 1);
 	ibv_dealloc_pd(pd);
 }
 
@@ -481,31 +599,25 @@ static void test_loop(struct ibv_context *ctx, int n)
 	}
 }
 
-static void test_hold(struct ibv_context *ctx)
+/*
+ * Hold one object of each kind until stdin closes. With @want_fatal, the
+ * device must have gone away meanwhile: libibverbs reports that as the
+ * async event IBV_EVENT_DEVICE_FATAL, after any port events before it.
+ */
+static void test_hold(struct ibv_context *ctx, bool want_fatal)
 {
-	struct ibv_async_event ev;
-	bool fatal = false;
 	struct objs o;
-	int i;
 	char c;
 
 	CHECK(!create_objs(ctx, &o), "set-up: %s", strerror(errno));
 	CHECK(!post_recvs(o.qp, o.mr, 2, 1), "post_recv");
-	printf("holding\n");
+	printf("holding PD, CQ, SRQ, 2 QPs, MR\n");
 	fflush(stdout);
 	while (read(0, &c, 1) > 0)
 		;
-	/* The device went away: libibverbs reports it as an async event,
-	 * after the port events that came before it.
-	 */
-	for (i = 0; i < 16 && !fatal; i++) {
-		CHECK(!ibv_get_async_event(ctx, &ev), "no async event");
-		if (failures)
-			break;
-		fatal = ev.event_type == IBV_EVENT_DEVICE_FATAL;
-		ibv_ack_async_event(&ev);
-	}
-	CHECK(fatal, "no IBV_EVENT_DEVICE_FATAL");
+	if (want_fatal)
+		CHECK(count_async(ctx, IBV_EVENT_DEVICE_FATAL, 1000) == 1,
+		      "no IBV_EVENT_DEVICE_FATAL");
 	destroy_objs(&o);
 }
 
@@ -532,12 +644,15 @@ int main(int argc, char **argv)
 		test_cqarm(ctx);
 	else if (!strcmp(c, "limits"))
 		test_limits(ctx);
+	else if (!strcmp(c, "overflow"))
+		test_overflow(ctx);
 	else if (!strcmp(c, "loop"))
 		test_loop(ctx, argc > 3 ? atoi(argv[3]) : 1000);
 	else if (!strcmp(c, "hold"))
-		test_hold(ctx);
+		test_hold(ctx, argc > 3 && !strcmp(argv[3], "fatal"));
 	else
 		return 2;
 	ibv_close_device(ctx);
+	printf("%s %s: %d checks, %d failed\n", argv[1], c, checks, failures);
 	return failures ? 1 : 0;
 }
