@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
  * Fuzz smoke test without libFuzzer: 100k random and mutated buffers per
- * parser, fixed seed. Each input sits in a heap block of exactly its
+ * parser or check, fixed seed. Each input sits in a heap block of exactly its
  * length, so AddressSanitizer reports any read past it.
  */
 #include <stdarg.h>
@@ -11,8 +11,11 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <linux/bitfield.h>
+#include "ddp.h"
 #include "fpdu.h"
 #include "mpa.h"
+#include "rdmap.h"
 
 #define ROUNDS	100000
 
@@ -204,12 +207,144 @@ static void test_fuzz_fpdu_bitflip(void **state)
 	}
 }
 
+/* mostly plausible DDP segments, so the checks get past DV and QN */
+static void shape_ddp(u8 *b, size_t len)
+{
+	if (len < 18 || rnd() % 4 == 0)
+		return;
+	b[0] = (b[0] & 0xc0) | IWTCP_DDP_VERSION;
+	if (rnd() % 4)
+		b[1] = 0x40 | (b[1] & 0x0f) % 8;
+	if (b[0] & 0x80)
+		return;
+	memset(b + 6, 0, 3);
+	b[9] %= 4;
+	if (rnd() % 2)
+		memset(b + 10, 0, 8);
+	b[13] = rnd() % 3;
+}
+
+static void assert_cause_sane(const struct iwtcp_term_cause *c)
+{
+	assert_true(c->layer == IWTCP_TERM_LAYER_RDMAP ||
+		    c->layer == IWTCP_TERM_LAYER_DDP);
+	assert_true(c->etype <= IWTCP_TERM_DDP_UNTAGGED);
+}
+
+/* every check over one segment; returns 1 if it passed them all */
+static int check_ulpdu(const u8 *b, u32 len)
+{
+	struct iwtcp_ddp_queue q = {
+		.msn = rnd() % 4, .nr_msn = rnd() % 3, .buf_size = rnd() % 80,
+	};
+	struct iwtcp_term_cause c;
+	struct iwtcp_rdmap_term t;
+	struct iwtcp_rdmap_read rr;
+	struct iwtcp_ddp_hdr h;
+	u8 rtr, out[80];
+	int ret;
+
+	rtr = iwtcp_rdmap_rtr_type(b, len);
+	assert_true(rtr == 0 || rtr == IWTCP_MPA_RTR_SEND ||
+		    rtr == IWTCP_MPA_RTR_WRITE || rtr == IWTCP_MPA_RTR_READ);
+	/*
+	 * A parsed Terminate builds again to the same length; M without D
+	 * is accepted on receipt but never sent.
+	 */
+	if (iwtcp_rdmap_parse_term(b, len, &t) == 0)
+		assert_int_equal(iwtcp_rdmap_build_term(&t, 1, out, sizeof(out)),
+				 t.seg_len_valid && !t.ddp_len ? -EINVAL :
+				 (int)len);
+	iwtcp_rdmap_parse_read_req(b, len, &rr);
+	ret = iwtcp_ddp_parse(b, len, &h, &c);
+	if (ret < 0) {
+		assert_int_equal(ret, -EPROTO);
+		assert_cause_sane(&c);
+		assert_int_equal(rtr, 0);
+		return 0;
+	}
+	assert_int_equal(ret, h.hdr_len);
+	assert_int_equal(h.hdr_len + h.data_len, len);
+	if (!h.tagged) {
+		assert_true(h.qn < IWTCP_DDP_NR_QN);
+		ret = iwtcp_ddp_check_untagged(&h, &q, &c);
+		if (ret)
+			assert_cause_sane(&c);
+		else
+			assert_true(h.mo + h.data_len <= q.buf_size);
+	}
+	ret = iwtcp_rdmap_check(&h, &c);
+	if (ret) {
+		assert_int_equal(ret, -EPROTO);
+		assert_cause_sane(&c);
+		assert_int_equal(rtr, 0);
+		return 0;
+	}
+	if (FIELD_GET(IWTCP_RDMAP_OPCODE, h.ulp_ctrl) == IWTCP_RDMAP_READ_REQ)
+		assert_int_equal(iwtcp_rdmap_parse_read_req(b, len, &rr), 0);
+	return 1;
+}
+
+static void test_fuzz_ddp_rdmap(void **state)
+{
+	int i, ok = 0;
+	size_t len;
+	u8 *b;
+
+	(void)state;
+	for (i = 0; i < ROUNDS; i++) {
+		len = rnd() % 80;
+		b = rnd_buf(len);
+		shape_ddp(b, len);
+		ok += check_ulpdu(b, len);
+		free(b);
+	}
+	print_message("  %d DDP segments, %d passed\n", ROUNDS, ok);
+	assert_true(ok > ROUNDS / 20);
+}
+
+/* valid RTRs and Terminates, one bit flipped or cut short */
+static void test_fuzz_rdmap_mutated(void **state)
+{
+	struct iwtcp_rdmap_term t = {};
+	u8 good[80], *b;
+	int i, n, bit;
+	u32 len;
+
+	(void)state;
+	for (i = 0; i < ROUNDS; i++) {
+		if (rnd() % 4) {
+			n = iwtcp_rdmap_build_rtr(1 << rnd() % 3, 1, good,
+						  sizeof(good));
+		} else {
+			t.cause.layer = rnd() % 3;
+			t.ddp_len = rnd() % 2 ? 18 : 0;
+			t.seg_len_valid = t.ddp_len && rnd() % 2;
+			t.rdmap_hdr_valid = rnd() % 2;
+			n = iwtcp_rdmap_build_term(&t, 1, good, sizeof(good));
+		}
+		assert_true(n > 0);
+		len = rnd() % 4 ? (u32)n : rnd() % (n + 4);
+		b = malloc(len ? len : 1);
+		assert_non_null(b);
+		memset(b, 0, len);
+		memcpy(b, good, min_t(u32, len, n));
+		bit = rnd() % (n * 8);
+		if (len > (u32)bit / 8)
+			b[bit / 8] ^= 1 << (bit % 8);
+		check_ulpdu(b, len);
+		free(b);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fuzz_mpa),
 		cmocka_unit_test(test_fuzz_fpdu_random),
 		cmocka_unit_test(test_fuzz_fpdu_bitflip),
+		cmocka_unit_test(test_fuzz_ddp_rdmap),
+		cmocka_unit_test(test_fuzz_rdmap_mutated),
 	};
 
 	return cmocka_run_group_tests_name("fuzz", tests, NULL, NULL);

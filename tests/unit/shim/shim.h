@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
 /*
  * Just enough of the kernel's types and helpers to build iwtcp's pure code
- * (wire.h, mpa.c, fpdu.c) in user space. Every linux/ and asm/ header here
- * includes this file.
+ * (wire.h, mpa.c, fpdu.c, ddp.c, rdmap.c) in user space. Every linux/ and
+ * asm/ header here includes this file.
  */
 #ifndef IWTCP_SHIM_H
 #define IWTCP_SHIM_H
@@ -29,6 +29,7 @@ typedef int32_t s32;
 #define BIT(n)			(1UL << (n))
 #define GENMASK(h, l)		((~0UL << (l)) & (~0UL >> (63 - (h))))
 #define FIELD_GET(m, r)		((__typeof__(m))(((r) & (m)) >> __builtin_ctzl(m)))
+#define FIELD_MAX(m)		((__typeof__(m))((m) >> __builtin_ctzl(m)))
 #define FIELD_PREP(m, v)	((((__typeof__(m))(v)) << __builtin_ctzl(m)) & (m))
 
 #define static_assert(e, ...)	_Static_assert(e, #e)
