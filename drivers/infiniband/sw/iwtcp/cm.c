@@ -1,82 +1,1206 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
- * iw_cm provider. Connection establishment (MPA start-up, RFC 5044
- * section 7.1 with RFC 6581) is not in this version of the driver: every
- * entry point answers -EOPNOTSUPP and says so once per burst in the log,
- * so a ULP gets a clear error instead of a hang.
+ * iw_cm provider: connection endpoints from listen or connect to close,
+ * their sockets, socket callbacks, MPA start-up (RFC 5044 7.1 with the
+ * enhanced setup of RFC 6581) and the MPA timer. The protocol decisions
+ * are mpa.c's; this file moves bytes and applies them.
  */
+
+/**
+ * DOC: Connection endpoint lifetime
+ *
+ * A connection endpoint (struct iwtcp_cep) is counted by @ref. Holders:
+ *
+ * * the creation reference, dropped by cep_close() when the endpoint
+ *   reaches CLOSED (exactly once, under @lock);
+ * * the socket callbacks while @sock carries them (sk_user_data), dropped
+ *   after cep_detach_sock() restored the socket's own callbacks under
+ *   sk_callback_lock, so no callback can still see the endpoint;
+ * * each queued @work and the armed @timer, dropped by the handler or by
+ *   the cancel that stopped it;
+ * * a child endpoint holds its listener until it is closed;
+ * * the iw_cm's provider_data of a connection request, from the
+ *   CONNECT_REQUEST event until iw_cm calls accept or reject;
+ * * the QP (qp->cep) while the connection runs.
+ *
+ * Everything that changes an endpoint runs in process context under its
+ * mutex @lock: the work handler for socket events and the timer, and the
+ * iw_cm ops. Socket callbacks only queue work. Events reach the ULP
+ * through cm_id->event_handler, which iw_cm queues; the endpoint holds
+ * the cm_id (cm_id->add_ref) from the moment it knows it until the last
+ * event, then calls cm_id->rem_ref once. Lock order: a child's lock
+ * before its listener's.
+ */
+#include <linux/inet.h>
+#include <linux/module.h>
+#include <linux/net.h>
+#include <linux/slab.h>
+#include <linux/workqueue.h>
+#include <net/sock.h>
+#include <net/tcp.h>
+#include <net/ipv6.h>
+
 #include "iwtcp.h"
 #include "cm.h"
+#include "fpdu.h"
+#include "mpa.h"
+#include "qp.h"
+#include "rdmap.h"
+#include "settings.h"
 
-static int cm_unavailable(struct iw_cm_id *cm_id, const char *what)
-{
-	ibdev_warn_ratelimited(cm_id->device,
-			       "%s: connection establishment not available yet\n",
-			       what);
-	return -EOPNOTSUPP;
-}
+static unsigned int mpa_timeout = 10;
+module_param(mpa_timeout, uint, 0644);
+MODULE_PARM_DESC(mpa_timeout,
+		 "seconds to wait for each step of the MPA start-up (default 10)");
+
+/* Largest start-up frame: header and 512 octets of private data. */
+#define CM_FRAME_MAX (sizeof(struct iwtcp_mpa_hdr) + IWTCP_MPA_PD_MAX)
+/* Largest first FPDU a responder accepts as RTR: a Read Request. */
+#define CM_RTR_WIRE_MAX 128
+
+static struct workqueue_struct *iwtcp_cm_wq;
+static atomic_t cep_ids = ATOMIC_INIT(0);
+
+enum cep_state {
+	CEP_LISTENING,
+	CEP_CONNECTING,		/* initiator: TCP handshake */
+	CEP_AWAIT_REPLY,	/* initiator: Request sent */
+	CEP_AWAIT_REQUEST,	/* responder: TCP up, Request expected */
+	CEP_AWAIT_ACCEPT,	/* responder: ULP decides */
+	CEP_AWAIT_RTR,		/* responder: Reply sent, RTR expected */
+	CEP_ESTABLISHED,
+	CEP_CLOSED,
+	CEP_NUM_STATES
+};
+
+static const char * const cep_state_name[CEP_NUM_STATES] = {
+	[CEP_LISTENING] = "LISTENING",
+	[CEP_CONNECTING] = "CONNECTING",
+	[CEP_AWAIT_REPLY] = "AWAIT_REPLY",
+	[CEP_AWAIT_REQUEST] = "AWAIT_REQUEST",
+	[CEP_AWAIT_ACCEPT] = "AWAIT_ACCEPT",
+	[CEP_AWAIT_RTR] = "AWAIT_RTR",
+	[CEP_ESTABLISHED] = "ESTABLISHED",
+	[CEP_CLOSED] = "CLOSED",
+};
 
 /**
- * iwtcp_connect() - ib_device_ops.iw_connect
- * @cm_id: the iw_cm endpoint
- * @param: connection parameters
- *
- * Context: process context.
- * Return: -EOPNOTSUPP.
+ * struct iwtcp_cep - connection endpoint (listener or connection)
+ * @ref: see "Connection endpoint lifetime"
+ * @lock: serialises everything below; process context only
+ * @state: where the endpoint is; written under @lock
+ * @is_listener: a listening endpoint (fixed at creation)
+ * @id: number for log lines (a "created" line has a "destroyed" twin)
+ * @dev: the device, held with ib_device_try_get() for the endpoint's life
+ * @sock: the TCP socket, owned; NULL once closed
+ * @cm_id: the iw_cm endpoint, held with add_ref, or NULL
+ * @qp: the QP of the connection, with a reference, or NULL
+ * @listener: a child's listener, with a reference, or NULL
+ * @work: socket events and ULP close requests
+ * @timer: MPA start-up timer
+ * @ulp_close: the QP left RTS (disconnect); @abrupt: through ERR
+ * @abrupt: see @ulp_close
+ * @settings: the device's settings, copied when the endpoint started,
+ *	with the ULP's IRD and ORD
+ * @result: the negotiated outcome
+ * @req: the peer's Request (responder), kept for accept
+ * @rx: start-up bytes received so far; @rx_len of them
+ * @rx_len: see @rx
+ * @saved_data_ready: the socket's callback before ours
+ * @saved_state_change: the socket's callback before ours
  */
-int iwtcp_connect(struct iw_cm_id *cm_id, struct iw_cm_conn_param *param)
+struct iwtcp_cep {
+	struct kref ref;
+	struct mutex lock;	/* see the DOC above */
+	enum cep_state state;
+	bool is_listener;
+	u32 id;
+	struct iwtcp_device *dev;
+	struct socket *sock;
+	struct iw_cm_id *cm_id;
+	struct iwtcp_qp *qp;
+	struct iwtcp_cep *listener;
+	struct work_struct work;
+	struct delayed_work timer;
+	bool ulp_close;
+	bool abrupt;
+	struct iwtcp_mpa_settings settings;
+	struct iwtcp_mpa_result result;
+	struct iwtcp_mpa_frame req;
+	u8 rx[CM_FRAME_MAX];
+	u32 rx_len;
+	void (*saved_data_ready)(struct sock *sk);
+	void (*saved_state_change)(struct sock *sk);
+};
+
+static void cep_release(struct kref *ref)
 {
-	return cm_unavailable(cm_id, "connect");
+	struct iwtcp_cep *cep = container_of(ref, struct iwtcp_cep, ref);
+
+	WARN_ON_ONCE(cep->sock || cep->cm_id || cep->qp || cep->listener);
+	ibdev_dbg(&cep->dev->base_dev, "CEP %u destroyed\n", cep->id);
+	ib_device_put(&cep->dev->base_dev);
+	mutex_destroy(&cep->lock);
+	kfree(cep);
 }
 
-/**
- * iwtcp_accept() - ib_device_ops.iw_accept
- * @cm_id: the iw_cm endpoint
- * @param: connection parameters
- *
- * Context: process context.
- * Return: -EOPNOTSUPP.
- */
-int iwtcp_accept(struct iw_cm_id *cm_id, struct iw_cm_conn_param *param)
+static void cep_get(struct iwtcp_cep *cep)
 {
-	return cm_unavailable(cm_id, "accept");
+	kref_get(&cep->ref);
 }
 
-/**
- * iwtcp_reject() - ib_device_ops.iw_reject
- * @cm_id: the iw_cm endpoint
- * @pdata: private data for the peer
- * @pdata_len: bytes in @pdata
- *
- * Context: process context.
- * Return: -EOPNOTSUPP.
- */
-int iwtcp_reject(struct iw_cm_id *cm_id, const void *pdata, u8 pdata_len)
+/* Context: any context (the last put only frees memory). */
+static void cep_put(struct iwtcp_cep *cep)
 {
-	return cm_unavailable(cm_id, "reject");
+	kref_put(&cep->ref, cep_release);
+}
+
+static void cep_set_state(struct iwtcp_cep *cep, enum cep_state state)
+{
+	lockdep_assert_held(&cep->lock);
+	ibdev_dbg(&cep->dev->base_dev, "CEP %u %s -> %s\n", cep->id,
+		  cep_state_name[cep->state], cep_state_name[state]);
+	cep->state = state;
+}
+
+/* Queue the work handler with a reference. Context: any context. */
+static void cep_queue(struct iwtcp_cep *cep)
+{
+	cep_get(cep);
+	if (!queue_work(iwtcp_cm_wq, &cep->work))
+		cep_put(cep);
+}
+
+static void cep_timer_arm(struct iwtcp_cep *cep)
+{
+	cep_get(cep);
+	if (!mod_delayed_work(iwtcp_cm_wq, &cep->timer, mpa_timeout * HZ))
+		return;
+	/* It was pending already and keeps the reference it had. */
+	cep_put(cep);
+}
+
+static void cep_timer_stop(struct iwtcp_cep *cep)
+{
+	if (cancel_delayed_work(&cep->timer))
+		cep_put(cep);
+}
+
+/*
+ * Socket callbacks: look the endpoint up under sk_callback_lock and
+ * queue its work. Context: softirq or process context, socket locked.
+ */
+static void cm_sk_event(struct sock *sk)
+{
+	struct iwtcp_cep *cep;
+
+	read_lock_bh(&sk->sk_callback_lock);
+	cep = sk->sk_user_data;
+	if (cep)
+		cep_queue(cep);
+	read_unlock_bh(&sk->sk_callback_lock);
+}
+
+/*
+ * The listening socket's callback. Children of the listener inherit it
+ * and sk_user_data with it, also children that TCP orphans when the
+ * listener closes and that live on after the endpoint is freed: so the
+ * socket state is checked first, and only a listening socket's
+ * sk_user_data is ever read.
+ */
+static void cm_listen_event(struct sock *sk)
+{
+	if (sk->sk_state == TCP_LISTEN)
+		cm_sk_event(sk);
+}
+
+static void cep_attach_sock(struct iwtcp_cep *cep, struct socket *sock,
+			    struct iwtcp_cep *from)
+{
+	struct sock *sk = sock->sk;
+
+	cep->sock = sock;
+	cep_get(cep);	/* the callbacks' reference */
+	write_lock_bh(&sk->sk_callback_lock);
+	/* A child's callbacks are its listener's; restore the originals. */
+	cep->saved_data_ready = from ? from->saved_data_ready :
+				       sk->sk_data_ready;
+	cep->saved_state_change = from ? from->saved_state_change :
+					 sk->sk_state_change;
+	sk->sk_user_data = cep;
+	sk->sk_data_ready = cep->is_listener ? cm_listen_event : cm_sk_event;
+	sk->sk_state_change = sk->sk_data_ready;
+	write_unlock_bh(&sk->sk_callback_lock);
+}
+
+/* Restore the socket's callbacks, then drop the callbacks' reference. */
+static void cep_detach_sock(struct iwtcp_cep *cep)
+{
+	struct sock *sk = cep->sock->sk;
+
+	write_lock_bh(&sk->sk_callback_lock);
+	sk->sk_user_data = NULL;
+	sk->sk_data_ready = cep->saved_data_ready;
+	sk->sk_state_change = cep->saved_state_change;
+	write_unlock_bh(&sk->sk_callback_lock);
+	cep_put(cep);
+}
+
+static void cep_event(struct iwtcp_cep *cep, enum iw_cm_event_type type,
+		      int status, const void *pd, u8 pd_len)
+{
+	struct iw_cm_event event = {
+		.event = type,
+		.status = status,
+		.private_data = (void *)pd,
+		.private_data_len = pd_len,
+	};
+	struct iw_cm_id *cm_id = cep->cm_id;
+
+	if (!cm_id)
+		return;
+	/* RFC 6581 9.1: the ULP learns the peer's IRD and ORD. */
+	event.ird = min_t(u32, cep->result.enhanced ? cep->result.peer_ird :
+			  cep->result.ird, U8_MAX);
+	event.ord = min_t(u32, cep->result.enhanced ? cep->result.peer_ord :
+			  cep->result.ord, U8_MAX);
+	event.local_addr = cm_id->m_local_addr;
+	event.remote_addr = cm_id->m_remote_addr;
+	cm_id->event_handler(cm_id, &event);
+}
+
+static void cep_drop_cm_id(struct iwtcp_cep *cep)
+{
+	if (!cep->cm_id)
+		return;
+	cep->cm_id->provider_data = NULL;
+	cep->cm_id->rem_ref(cep->cm_id);
+	cep->cm_id = NULL;
+}
+
+/*
+ * The one way out: release the socket, stop the timer, leave the QP and
+ * the cm_id, drop the creation reference. @event, unless 0, is the last
+ * event the ULP sees (CONNECT_REPLY with @status, or CLOSE).
+ */
+static void cep_close(struct iwtcp_cep *cep, enum iw_cm_event_type event,
+		      int status)
+{
+	struct iwtcp_qp *qp = cep->qp;
+
+	lockdep_assert_held(&cep->lock);
+	if (cep->state == CEP_CLOSED)
+		return;
+	cep_set_state(cep, CEP_CLOSED);
+	if (cep->sock) {
+		cep_detach_sock(cep);
+		kernel_sock_shutdown(cep->sock, SHUT_RDWR);
+		sock_release(cep->sock);
+		cep->sock = NULL;
+	}
+	cep_timer_stop(cep);
+	if (qp) {
+		cep->qp = NULL;
+		iwtcp_qp_disconnected(qp, cep);
+		iwtcp_qp_rem_ref(&qp->base_qp);
+	}
+	if (event)
+		cep_event(cep, event, status, NULL, 0);
+	cep_drop_cm_id(cep);
+	if (cep->listener) {
+		cep_put(cep->listener);
+		cep->listener = NULL;
+	}
+	cep_put(cep);	/* the creation reference */
+}
+
+/*
+ * A responder's connection failed after the ULP accepted it and before
+ * it was established (bad or missing RTR). iw_cm knows only one way out
+ * of that state, through ESTABLISHED: so the ULP sees ESTABLISHED with
+ * @status, then DISCONNECT and CLOSE, and no FPDU of its ever left.
+ */
+static void cep_close_accepted(struct iwtcp_cep *cep, int status)
+{
+	cep_event(cep, IW_CM_EVENT_ESTABLISHED, status, NULL, 0);
+	cep_event(cep, IW_CM_EVENT_DISCONNECT, status, NULL, 0);
+	cep_close(cep, IW_CM_EVENT_CLOSE, status);
+}
+
+static struct iwtcp_cep *cep_alloc(struct iwtcp_device *dev,
+				   enum cep_state state);
+static void cep_established_work(struct iwtcp_cep *cep);
+
+/*
+ * Enter ESTABLISHED and report it. The socket may have changed while the
+ * start-up consumed its wakeups (the peer may even have closed): look at
+ * it once more now.
+ */
+static void cep_established(struct iwtcp_cep *cep, enum iw_cm_event_type ev,
+			    const void *pd, u8 pd_len)
+{
+	cep_timer_stop(cep);
+	cep_set_state(cep, CEP_ESTABLISHED);
+	cep_event(cep, ev, 0, pd, pd_len);
+	cep_established_work(cep);
+}
+
+static int cep_send(struct iwtcp_cep *cep, const void *buf, size_t len)
+{
+	struct kvec vec = { .iov_base = (void *)buf, .iov_len = len };
+	struct msghdr msg = { .msg_flags = MSG_DONTWAIT | MSG_NOSIGNAL };
+	int rv;
+
+	rv = kernel_sendmsg(cep->sock, &msg, &vec, 1, len);
+	if (rv < 0)
+		return rv;
+	/* A fresh connection's send buffer always takes a start-up frame. */
+	return rv == len ? 0 : -EAGAIN;
+}
+
+/*
+ * Receive into @cep->rx up to @want octets in all. Returns 0 when they
+ * are there, -EAGAIN when more must come, -ECONNRESET on end of stream,
+ * or the socket's error.
+ */
+static int cep_recv(struct iwtcp_cep *cep, u32 want)
+{
+	struct msghdr msg = { .msg_flags = MSG_DONTWAIT };
+	struct kvec vec;
+	int rv;
+
+	while (cep->rx_len < want) {
+		vec.iov_base = cep->rx + cep->rx_len;
+		vec.iov_len = want - cep->rx_len;
+		rv = kernel_recvmsg(cep->sock, &msg, &vec, 1, vec.iov_len,
+				    MSG_DONTWAIT);
+		if (rv == 0)
+			return -ECONNRESET;
+		if (rv < 0)
+			return rv;
+		cep->rx_len += rv;
+	}
+	return 0;
+}
+
+/* Receive one start-up frame: 0 when complete in @cep->rx, or -errno. */
+static int cep_recv_frame(struct iwtcp_cep *cep)
+{
+	int len, rv;
+
+	rv = cep_recv(cep, sizeof(struct iwtcp_mpa_hdr));
+	if (rv)
+		return rv;
+	len = iwtcp_mpa_frame_len(cep->rx, cep->rx_len);
+	if (len < 0)
+		return len;
+	return cep_recv(cep, len);
+}
+
+static int cep_send_frame(struct iwtcp_cep *cep, enum iwtcp_mpa_frame_type t,
+			  const struct iwtcp_mpa_frame *f)
+{
+	u8 buf[CM_FRAME_MAX];
+	int len;
+
+	len = iwtcp_mpa_build(t, f, buf, sizeof(buf));
+	if (len < 0)
+		return len;
+	return cep_send(cep, buf, len);
+}
+
+/* The first FPDU, framed as negotiated (RFC 5044 4): an RTR or a TERM. */
+static int cep_send_fpdu(struct iwtcp_cep *cep, const void *ulpdu, u32 len)
+{
+	struct iwtcp_fpdu_stream st = {
+		.markers = cep->result.markers_tx,
+		.crc = cep->result.crc,
+	};
+	u8 buf[2 * CM_RTR_WIRE_MAX];
+	int wire;
+
+	wire = iwtcp_fpdu_build(&st, ulpdu, len, buf, sizeof(buf));
+	if (wire < 0)
+		return wire;
+	return cep_send(cep, buf, wire);
+}
+
+/*
+ * RFC 6581 8/9: tell the peer why in a TERMINATE (layer LLP, type MPA)
+ * before the connection goes. Best effort: the socket may be gone.
+ */
+static void cep_send_term(struct iwtcp_cep *cep, u8 ecode)
+{
+	struct iwtcp_rdmap_term term = {
+		.cause = {
+			.layer = IWTCP_TERM_LAYER_LLP,
+			.etype = IWTCP_TERM_MPA,
+			.ecode = ecode,
+		},
+	};
+	u8 ulpdu[CM_RTR_WIRE_MAX];
+	int len;
+
+	/* The first message on the Terminate queue: MSN 1 (RFC 5041 5.1) */
+	len = iwtcp_rdmap_build_term(&term, IWTCP_DDP_MSN_INIT, ulpdu,
+				     sizeof(ulpdu));
+	if (len > 0 && cep->sock)
+		cep_send_fpdu(cep, ulpdu, len);
+	ibdev_dbg(&cep->dev->base_dev, "CEP %u: TERM LLP/MPA/%#x\n", cep->id,
+		  ecode);
+}
+
+static int cep_settings(struct iwtcp_cep *cep, u32 ird, u32 ord)
+{
+	iwtcp_settings_get(cep->dev, &cep->settings);
+	/* The ULP asks for IRD/ORD within the device's limits. */
+	if (ird > cep->settings.ird || ord > cep->settings.ord)
+		return -EINVAL;
+	cep->settings.ird = ird;
+	cep->settings.ord = ord;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Listener                                                            */
+
+static int cm_sock_create(struct iw_cm_id *cm_id, struct socket **sockp)
+{
+	int family = cm_id->local_addr.ss_family;
+	struct socket *sock;
+	int rv;
+
+	if (family != AF_INET && family != AF_INET6)
+		return -EAFNOSUPPORT;
+	rv = sock_create(family, SOCK_STREAM, IPPROTO_TCP, &sock);
+	if (rv)
+		return rv;
+	sock_set_reuseaddr(sock->sk);
+	tcp_sock_set_nodelay(sock->sk);
+	if (family == AF_INET6 && cm_id->afonly)
+		ip6_sock_set_v6only(sock->sk);
+	*sockp = sock;
+	return 0;
+}
+
+static bool cm_addr_any(const struct sockaddr_storage *a)
+{
+	if (a->ss_family == AF_INET)
+		return ((const struct sockaddr_in *)a)->sin_addr.s_addr ==
+		       htonl(INADDR_ANY);
+	return ipv6_addr_any(&((const struct sockaddr_in6 *)a)->sin6_addr);
+}
+
+/*
+ * Bind @sock to the cm_id's local address. A wildcard address is limited
+ * to the device's netdev, so that one wildcard listener per device can
+ * share a port. The bind runs with the caller's credentials: a port
+ * below 1024 needs CAP_NET_BIND_SERVICE, as for any socket.
+ */
+static int cm_bind(struct iwtcp_device *dev, struct socket *sock,
+		   struct sockaddr_storage *addr)
+{
+	struct net_device *netdev;
+
+	if (cm_addr_any(addr)) {
+		netdev = ib_device_get_netdev(&dev->base_dev, IWTCP_PORT);
+		if (!netdev)
+			return -ENODEV;
+		sock->sk->sk_bound_dev_if = netdev->ifindex;
+		dev_put(netdev);
+	}
+	return kernel_bind(sock, (struct sockaddr *)addr,
+			   addr->ss_family == AF_INET ?
+			   sizeof(struct sockaddr_in) :
+			   sizeof(struct sockaddr_in6));
 }
 
 /**
  * iwtcp_create_listen() - ib_device_ops.iw_create_listen
- * @cm_id: the iw_cm endpoint
- * @backlog: listen backlog
+ * @cm_id: the listening iw_cm endpoint, with its local address
+ * @backlog: pending connections the socket queues
  *
- * Context: process context.
- * Return: -EOPNOTSUPP.
+ * Context: process context of the ULP's listen call, may sleep.
+ * Return: 0, -EAFNOSUPPORT, -ENOMEM, or the socket's bind/listen error
+ * (-EADDRINUSE, -EACCES, ...).
  */
 int iwtcp_create_listen(struct iw_cm_id *cm_id, int backlog)
 {
-	return cm_unavailable(cm_id, "listen");
+	struct iwtcp_device *dev = to_iwtcp_dev(cm_id->device);
+	struct iwtcp_cep *cep;
+	struct socket *sock;
+	int rv;
+
+	rv = cm_sock_create(cm_id, &sock);
+	if (rv)
+		return rv;
+	rv = cm_bind(dev, sock, &cm_id->local_addr);
+	if (!rv)
+		rv = kernel_listen(sock, backlog);
+	if (rv)
+		goto err_release_sock;
+	cep = cep_alloc(dev, CEP_LISTENING);
+	if (!cep) {
+		rv = -ENOMEM;
+		goto err_release_sock;
+	}
+	mutex_lock(&cep->lock);
+	cm_id->add_ref(cm_id);
+	cep->cm_id = cm_id;
+	cm_id->provider_data = cep;
+	cep_attach_sock(cep, sock, NULL);
+	mutex_unlock(&cep->lock);
+	return 0;
+
+err_release_sock:
+	sock_release(sock);
+	return rv;
 }
 
 /**
  * iwtcp_destroy_listen() - ib_device_ops.iw_destroy_listen
- * @cm_id: the iw_cm endpoint
+ * @cm_id: the listening iw_cm endpoint
  *
- * Context: process context.
- * Return: 0; no listener can exist.
+ * Children that did not yet deliver their connection request notice the
+ * closed listener and close themselves.
+ *
+ * Context: process context, may sleep.
+ * Return: 0.
  */
 int iwtcp_destroy_listen(struct iw_cm_id *cm_id)
 {
+	struct iwtcp_cep *cep = cm_id->provider_data;
+
+	if (!cep)
+		return 0;
+	cep_get(cep);
+	mutex_lock(&cep->lock);
+	cep_close(cep, 0, 0);
+	mutex_unlock(&cep->lock);
+	if (cancel_work_sync(&cep->work))
+		cep_put(cep);	/* the queued work's reference */
+	cep_put(cep);
 	return 0;
+}
+
+static void listener_accept_one(struct iwtcp_cep *listener,
+				struct socket *sock)
+{
+	struct iwtcp_cep *child = cep_alloc(listener->dev, CEP_AWAIT_REQUEST);
+
+	if (!child) {
+		sock_release(sock);
+		return;
+	}
+	tcp_sock_set_nodelay(sock->sk);
+	mutex_lock(&child->lock);
+	cep_get(listener);
+	child->listener = listener;
+	cep_attach_sock(child, sock, listener);
+	cep_timer_arm(child);
+	mutex_unlock(&child->lock);
+	/* Bytes may have arrived before our callbacks were in place. */
+	cep_queue(child);
+}
+
+static void listener_work(struct iwtcp_cep *cep)
+{
+	struct socket *sock;
+
+	while (cep->sock && kernel_accept(cep->sock, &sock, O_NONBLOCK) == 0)
+		listener_accept_one(cep, sock);
+}
+
+/* ------------------------------------------------------------------ */
+/* Responder                                                           */
+
+static void responder_got_request(struct iwtcp_cep *cep)
+{
+	struct iwtcp_cep *listener = cep->listener;
+	struct iw_cm_event event = {
+		.event = IW_CM_EVENT_CONNECT_REQUEST,
+		.provider_data = cep,
+	};
+	struct iwtcp_mpa_frame *req = &cep->req;
+	struct iwtcp_mpa_frame rep = {};
+	int rv;
+
+	rv = iwtcp_mpa_parse(cep->rx, cep->rx_len, IWTCP_MPA_REQUEST, req);
+	if (rv < 0) {
+		ibdev_dbg(&cep->dev->base_dev, "CEP %u: bad Request %d\n", cep->id,
+			  rv);
+		cep_close(cep, 0, 0);
+		return;
+	}
+	/* iw_cm hands the ULP at most 255 octets: refuse, never truncate. */
+	if (req->pd_len > U8_MAX) {
+		ibdev_warn_ratelimited(&cep->dev->base_dev,
+				       "MPA Request with %u octets of private data, more than the ULP can take: rejected\n",
+				       req->pd_len);
+		rep.rev = req->rev;
+		rep.reject = true;
+		cep_send_frame(cep, IWTCP_MPA_REPLY, &rep);
+		cep_close(cep, 0, 0);
+		return;
+	}
+	event.private_data = (void *)req->pd;
+	event.private_data_len = req->pd_len;
+	/* RFC 6581 9.1: the peer's IRD and ORD; without them, our limits */
+	event.ird = min_t(u32, req->enhanced ? req->ird : IWTCP_MAX_IRD,
+			  U8_MAX);
+	event.ord = min_t(u32, req->enhanced ? req->ord : IWTCP_MAX_ORD,
+			  U8_MAX);
+	kernel_getsockname(cep->sock, (struct sockaddr *)&event.local_addr);
+	kernel_getpeername(cep->sock, (struct sockaddr *)&event.remote_addr);
+	mutex_lock(&listener->lock);
+	if (listener->state != CEP_LISTENING) {
+		mutex_unlock(&listener->lock);
+		cep_close(cep, 0, 0);
+		return;
+	}
+	cep_timer_stop(cep);
+	cep_set_state(cep, CEP_AWAIT_ACCEPT);
+	cep_get(cep);	/* iw_cm's provider_data, until accept or reject */
+	listener->cm_id->event_handler(listener->cm_id, &event);
+	mutex_unlock(&listener->lock);
+}
+
+/* RFC 6581 9.2-9.3: the initiator's first FPDU must be a negotiated RTR. */
+static void responder_got_rtr(struct iwtcp_cep *cep)
+{
+	struct iwtcp_fpdu_stream st = {
+		.markers = cep->result.markers_rx,
+		.crc = cep->result.crc,
+	};
+	struct iwtcp_rdmap_term term;
+	u8 ulpdu[CM_RTR_WIRE_MAX];
+	u32 ulpdu_len;
+	u8 rtr;
+	int rv;
+
+	rv = iwtcp_fpdu_parse(&st, cep->rx, cep->rx_len, ulpdu, sizeof(ulpdu),
+			      &ulpdu_len);
+	if (rv == -EAGAIN && cep->rx_len < CM_RTR_WIRE_MAX)
+		return;
+	rtr = rv < 0 ? 0 : iwtcp_rdmap_rtr_type(ulpdu, ulpdu_len);
+	if (!rtr && rv > 0 && !iwtcp_rdmap_parse_term(ulpdu, ulpdu_len, &term)) {
+		/* The initiator gave up on the negotiation and says why. */
+		ibdev_info_ratelimited(&cep->dev->base_dev,
+				       "peer ended the MPA start-up with TERM layer %u type %u code %#x\n",
+				       term.cause.layer, term.cause.etype,
+				       term.cause.ecode);
+		cep_close_accepted(cep, -ECONNRESET);
+		return;
+	}
+	if (!(rtr & cep->result.rtr) || rv != cep->rx_len) {
+		ibdev_dbg(&cep->dev->base_dev, "CEP %u: first FPDU not an RTR of %#x (%d)\n",
+			  cep->id, cep->result.rtr, rv);
+		cep_send_term(cep, IWTCP_TERM_MPA_NO_RTR);
+		cep_close_accepted(cep, -ECONNRESET);
+		return;
+	}
+	cep_established(cep, IW_CM_EVENT_ESTABLISHED, NULL, 0);
+}
+
+static void responder_recv_rtr(struct iwtcp_cep *cep)
+{
+	struct msghdr msg = { .msg_flags = MSG_DONTWAIT };
+	struct kvec vec = {
+		.iov_base = cep->rx + cep->rx_len,
+		.iov_len = CM_RTR_WIRE_MAX - cep->rx_len,
+	};
+	int rv;
+
+	/* The RTR is alone on the wire: the initiator waits for our data. */
+	rv = kernel_recvmsg(cep->sock, &msg, &vec, 1, vec.iov_len,
+			    MSG_DONTWAIT);
+	if (rv == -EAGAIN)
+		return;
+	if (rv <= 0) {
+		cep_close_accepted(cep, -ECONNRESET);
+		return;
+	}
+	cep->rx_len += rv;
+	responder_got_rtr(cep);
+}
+
+/* ------------------------------------------------------------------ */
+/* Initiator                                                           */
+
+static void initiator_send_request(struct iwtcp_cep *cep, const void *pd,
+				   u8 pd_len)
+{
+	struct iwtcp_mpa_frame req;
+	int rv;
+
+	rv = iwtcp_mpa_init_request(&cep->settings, &req);
+	if (!rv) {
+		req.pd = pd;
+		req.pd_len = pd_len;
+		rv = cep_send_frame(cep, IWTCP_MPA_REQUEST, &req);
+	}
+	if (rv) {
+		cep_close(cep, IW_CM_EVENT_CONNECT_REPLY, rv);
+		return;
+	}
+	cep->rx_len = 0;	/* the private data is sent; the Reply comes */
+	cep_set_state(cep, CEP_AWAIT_REPLY);
+	cep_timer_arm(cep);
+}
+
+/* RFC 6581 9.2: the one RTR, first FPDU of the stream. */
+static int initiator_send_rtr(struct iwtcp_cep *cep)
+{
+	u8 ulpdu[CM_RTR_WIRE_MAX];
+	int len;
+
+	len = iwtcp_rdmap_build_rtr(cep->result.rtr, IWTCP_DDP_MSN_INIT, ulpdu,
+				    sizeof(ulpdu));
+	if (len < 0)
+		return len;
+	return cep_send_fpdu(cep, ulpdu, len);
+}
+
+static void initiator_got_reply(struct iwtcp_cep *cep)
+{
+	struct iwtcp_mpa_frame rep;
+	int rv;
+
+	rv = iwtcp_mpa_parse(cep->rx, cep->rx_len, IWTCP_MPA_REPLY, &rep);
+	if (rv >= 0)
+		rv = iwtcp_mpa_negotiate_reply(&cep->settings, &rep,
+					       &cep->result);
+	if (rv == -ECONNREFUSED) {
+		cep_event(cep, IW_CM_EVENT_CONNECT_REPLY, -ECONNREFUSED,
+			  rep.pd, min_t(u16, rep.pd_len, U8_MAX));
+		cep_close(cep, 0, 0);
+		return;
+	}
+	if (!rv && rep.pd_len > U8_MAX)
+		rv = -EMSGSIZE;
+	if (!rv)
+		rv = iwtcp_qp_connected(cep->qp, cep, cep->result.ird,
+					cep->result.ord);
+	if (!rv && cep->result.p2p)
+		rv = initiator_send_rtr(cep);
+	if (rv) {
+		/* RFC 6581 9.3: a local error without its own code is 0x05 */
+		cep_send_term(cep, cep->result.term ?:
+			      IWTCP_TERM_MPA_CATASTROPHIC);
+		cep_close(cep, IW_CM_EVENT_CONNECT_REPLY, rv);
+		return;
+	}
+	cep_established(cep, IW_CM_EVENT_CONNECT_REPLY, rep.pd, rep.pd_len);
+}
+
+/* ------------------------------------------------------------------ */
+/* Work handler                                                        */
+
+static int cep_sock_error(struct iwtcp_cep *cep)
+{
+	struct sock *sk = cep->sock->sk;
+	int err = sock_error(sk);
+
+	if (err)
+		return err;
+	if (sk->sk_state == TCP_CLOSE || sk->sk_state == TCP_CLOSE_WAIT ||
+	    (sk->sk_shutdown & RCV_SHUTDOWN))
+		return -ECONNRESET;
+	return 0;
+}
+
+/* A start-up step: receive a frame; 0 when complete, else handled. */
+static int cep_step_frame(struct iwtcp_cep *cep, enum iw_cm_event_type fail)
+{
+	int rv = cep_recv_frame(cep);
+
+	if (rv == -EAGAIN)
+		return rv;
+	if (rv)
+		cep_close(cep, fail, rv == -EMSGSIZE ? -EPROTO : rv);
+	return rv;
+}
+
+static void cep_established_work(struct iwtcp_cep *cep)
+{
+	if (cep->ulp_close) {
+		cep_close(cep, IW_CM_EVENT_CLOSE, 0);
+		return;
+	}
+	/* Without a data path an inbound FPDU cannot be served. */
+	if (cep_sock_error(cep) || skb_queue_len(&cep->sock->sk->sk_receive_queue)) {
+		cep_event(cep, IW_CM_EVENT_DISCONNECT, 0, NULL, 0);
+		cep_close(cep, IW_CM_EVENT_CLOSE, 0);
+	}
+}
+
+static void cep_process(struct iwtcp_cep *cep)
+{
+	int err;
+
+	switch (cep->state) {
+	case CEP_LISTENING:
+		listener_work(cep);
+		return;
+	case CEP_CONNECTING:
+		err = cep_sock_error(cep);
+		if (err)
+			cep_close(cep, IW_CM_EVENT_CONNECT_REPLY,
+				  err == -ECONNRESET ? -ECONNREFUSED : err);
+		else if (cep->sock->sk->sk_state == TCP_ESTABLISHED)
+			initiator_send_request(cep, cep->rx, cep->rx_len);
+		return;
+	case CEP_AWAIT_REPLY:
+		if (!cep_step_frame(cep, IW_CM_EVENT_CONNECT_REPLY))
+			initiator_got_reply(cep);
+		return;
+	case CEP_AWAIT_REQUEST:
+		if (!cep_step_frame(cep, 0))
+			responder_got_request(cep);
+		return;
+	case CEP_AWAIT_ACCEPT:
+		/* The ULP decides; a dead socket shows at accept. */
+		return;
+	case CEP_AWAIT_RTR:
+		responder_recv_rtr(cep);
+		return;
+	case CEP_ESTABLISHED:
+		cep_established_work(cep);
+		return;
+	default:
+		return;
+	}
+}
+
+static void cep_work(struct work_struct *work)
+{
+	struct iwtcp_cep *cep = container_of(work, struct iwtcp_cep, work);
+
+	mutex_lock(&cep->lock);
+	cep_process(cep);
+	mutex_unlock(&cep->lock);
+	cep_put(cep);
+}
+
+static void cep_timeout(struct work_struct *work)
+{
+	struct iwtcp_cep *cep = container_of(to_delayed_work(work),
+					     struct iwtcp_cep, timer);
+
+	mutex_lock(&cep->lock);
+	switch (cep->state) {
+	case CEP_CONNECTING:
+	case CEP_AWAIT_REPLY:
+		ibdev_dbg(&cep->dev->base_dev, "CEP %u: MPA timeout\n", cep->id);
+		cep_close(cep, IW_CM_EVENT_CONNECT_REPLY, -ETIMEDOUT);
+		break;
+	case CEP_AWAIT_REQUEST:
+		cep_close(cep, 0, 0);
+		break;
+	case CEP_AWAIT_RTR:
+		cep_close_accepted(cep, -ETIMEDOUT);
+		break;
+	default:
+		break;
+	}
+	mutex_unlock(&cep->lock);
+	cep_put(cep);
+}
+
+static struct iwtcp_cep *cep_alloc(struct iwtcp_device *dev,
+				   enum cep_state state)
+{
+	struct iwtcp_cep *cep = kzalloc(sizeof(*cep), GFP_KERNEL);
+
+	if (!cep)
+		return NULL;
+	if (!ib_device_try_get(&dev->base_dev)) {
+		kfree(cep);
+		return NULL;
+	}
+	kref_init(&cep->ref);
+	mutex_init(&cep->lock);
+	cep->state = state;
+	cep->is_listener = state == CEP_LISTENING;
+	cep->id = atomic_inc_return(&cep_ids);
+	cep->dev = dev;
+	INIT_WORK(&cep->work, cep_work);
+	INIT_DELAYED_WORK(&cep->timer, cep_timeout);
+	ibdev_dbg(&dev->base_dev, "CEP %u created\n", cep->id);
+	return cep;
+}
+
+/* ------------------------------------------------------------------ */
+/* iw_cm ops                                                           */
+
+/* The QP a connect or accept names: the caller's, idle, unconnected. */
+static struct iwtcp_qp *cm_get_qp(struct iwtcp_device *dev, u32 qpn)
+{
+	struct ib_qp *base_qp;
+
+	rcu_read_lock();
+	base_qp = iwtcp_get_qp(&dev->base_dev, qpn);
+	if (base_qp)
+		iwtcp_qp_add_ref(base_qp);
+	rcu_read_unlock();
+	return base_qp ? to_iwtcp_qp(base_qp) : NULL;
+}
+
+static int cm_connect_sock(struct iwtcp_cep *cep, struct iw_cm_id *cm_id)
+{
+	struct socket *sock;
+	int rv;
+
+	rv = cm_sock_create(cm_id, &sock);
+	if (rv)
+		return rv;
+	rv = cm_bind(cep->dev, sock, &cm_id->local_addr);
+	if (rv) {
+		sock_release(sock);
+		return rv;
+	}
+	cep_attach_sock(cep, sock, NULL);
+	rv = kernel_connect(sock, (struct sockaddr *)&cm_id->remote_addr,
+			    cm_id->remote_addr.ss_family == AF_INET ?
+			    sizeof(struct sockaddr_in) :
+			    sizeof(struct sockaddr_in6), O_NONBLOCK);
+	return rv == -EINPROGRESS ? 0 : rv;
+}
+
+/**
+ * iwtcp_connect() - ib_device_ops.iw_connect: start an active connection
+ * @cm_id: the iw_cm endpoint, with local and remote address
+ * @param: QP number, private data (sent in the MPA Request), the ULP's
+ *	IRD and ORD (RFC 6581 9.1)
+ *
+ * The TCP connection is set up without blocking; the MPA Request follows
+ * when it is up. The outcome reaches the ULP as one CONNECT_REPLY event.
+ *
+ * Context: process context of the ULP's connect call, may sleep.
+ * Return: 0; -EINVAL for an unknown QP, one that is not idle, or an IRD
+ * or ORD above the device's settings; -ENOMEM; the socket's error.
+ */
+int iwtcp_connect(struct iw_cm_id *cm_id, struct iw_cm_conn_param *param)
+{
+	struct iwtcp_device *dev = to_iwtcp_dev(cm_id->device);
+	struct iwtcp_cep *cep;
+	struct iwtcp_qp *qp;
+	int rv;
+
+	qp = cm_get_qp(dev, param->qpn);
+	if (!qp)
+		return -EINVAL;
+	cep = cep_alloc(dev, CEP_CONNECTING);
+	if (!cep) {
+		iwtcp_qp_rem_ref(&qp->base_qp);
+		return -ENOMEM;
+	}
+	mutex_lock(&cep->lock);
+	cep->qp = qp;
+	cm_id->add_ref(cm_id);
+	cep->cm_id = cm_id;
+	cm_id->provider_data = cep;
+	rv = cep_settings(cep, param->ird, param->ord);
+	/* The private data waits in the receive buffer for the Request. */
+	if (!rv && param->private_data_len) {
+		memcpy(cep->rx, param->private_data, param->private_data_len);
+		cep->rx_len = param->private_data_len;
+	}
+	if (!rv)
+		rv = iwtcp_qp_bind_cep(qp, cep);
+	if (!rv)
+		rv = cm_connect_sock(cep, cm_id);
+	if (rv) {
+		cep_close(cep, 0, 0);
+		mutex_unlock(&cep->lock);
+		return rv;
+	}
+	cep_timer_arm(cep);
+	mutex_unlock(&cep->lock);
+	/* The handshake may have finished before the callbacks were set. */
+	cep_queue(cep);
+	return 0;
+}
+
+static int cm_accept_locked(struct iwtcp_cep *cep, struct iw_cm_id *cm_id,
+			    struct iw_cm_conn_param *param)
+{
+	struct iwtcp_mpa_frame rep;
+	struct iwtcp_qp *qp;
+	int rv, neg;
+
+	qp = cm_get_qp(cep->dev, param->qpn);
+	if (!qp)
+		return -EINVAL;
+	cep->qp = qp;
+	rv = cep_settings(cep, param->ird, param->ord);
+	if (rv)
+		return rv;
+	neg = iwtcp_mpa_negotiate_request(&cep->settings, &cep->req, &rep,
+					  &cep->result);
+	if (neg == -EPROTO || neg == -EINVAL)
+		return neg;
+	rep.pd = param->private_data;
+	rep.pd_len = param->private_data_len;
+	rv = iwtcp_qp_bind_cep(qp, cep);
+	if (!rv && !neg)
+		rv = iwtcp_qp_connected(qp, cep, cep->result.ird,
+					cep->result.ord);
+	if (!rv)
+		rv = cep_send_frame(cep, IWTCP_MPA_REPLY, &rep);
+	if (!rv && neg) {
+		/* RFC 6581 9.1/9.3: the Reject goes out, then the TERM. */
+		cep_send_term(cep, cep->result.term ?:
+			      IWTCP_TERM_MPA_CATASTROPHIC);
+		rv = neg;
+	}
+	return rv;
+}
+
+/**
+ * iwtcp_accept() - ib_device_ops.iw_accept: answer a connection request
+ * @cm_id: the new iw_cm endpoint; provider_data is the request's endpoint
+ * @param: QP number, private data (sent in the MPA Reply), the ULP's IRD
+ *	and ORD
+ *
+ * Negotiates per RFC 6581 9 and sends the MPA Reply; in the peer-to-peer
+ * model ESTABLISHED follows once the initiator's RTR arrived, else at
+ * once. If the negotiation fails the Reply rejects (with the TERM code of
+ * RFC 6581 9.1 or 9.2 after it) and the call fails.
+ *
+ * Context: process context of the ULP's accept call, may sleep.
+ * Return: 0; -ECONNRESET if the connection went away meanwhile; -EINVAL,
+ * -ENOBUFS (insufficient IRD), -ENOPROTOOPT (no common RTR type),
+ * -EOPNOTSUPP (markers refused), -EPROTO, or the socket's error.
+ */
+int iwtcp_accept(struct iw_cm_id *cm_id, struct iw_cm_conn_param *param)
+{
+	struct iwtcp_cep *cep = cm_id->provider_data;
+	int rv;
+
+	if (!cep)
+		return -EINVAL;
+	mutex_lock(&cep->lock);
+	if (cep->state != CEP_AWAIT_ACCEPT || cep_sock_error(cep)) {
+		rv = -ECONNRESET;
+		goto out;
+	}
+	cm_id->add_ref(cm_id);
+	cep->cm_id = cm_id;
+	rv = cm_accept_locked(cep, cm_id, param);
+	if (rv) {
+		cep_close(cep, 0, 0);
+		goto out;
+	}
+	if (cep->result.p2p) {
+		cep->rx_len = 0;
+		cep_set_state(cep, CEP_AWAIT_RTR);
+		cep_timer_arm(cep);
+		/* The RTR may be in the socket already. */
+		cep_queue(cep);
+	} else {
+		cep_established(cep, IW_CM_EVENT_ESTABLISHED, NULL, 0);
+	}
+out:
+	mutex_unlock(&cep->lock);
+	cep_put(cep);	/* iw_cm's provider_data reference */
+	return rv;
+}
+
+/**
+ * iwtcp_reject() - ib_device_ops.iw_reject: refuse a connection request
+ * @cm_id: the new iw_cm endpoint; provider_data is the request's endpoint
+ * @pdata: private data for the MPA Reply (R set)
+ * @pdata_len: octets in @pdata
+ *
+ * Context: process context, may sleep.
+ * Return: 0, or -EINVAL for an endpoint without a pending request.
+ */
+int iwtcp_reject(struct iw_cm_id *cm_id, const void *pdata, u8 pdata_len)
+{
+	struct iwtcp_cep *cep = cm_id->provider_data;
+	struct iwtcp_mpa_frame rep = {};
+
+	if (!cep)
+		return -EINVAL;
+	mutex_lock(&cep->lock);
+	if (cep->state == CEP_AWAIT_ACCEPT) {
+		/* RFC 5044 7.1.2 rule 2: a Reply with R set, then close. */
+		rep.rev = min_t(u8, cep->req.rev, IWTCP_MPA_REV_2);
+		rep.reject = true;
+		rep.enhanced = cep->req.enhanced;
+		rep.pd = pdata;
+		rep.pd_len = pdata_len;
+		cep_send_frame(cep, IWTCP_MPA_REPLY, &rep);
+	}
+	cep_close(cep, 0, 0);
+	mutex_unlock(&cep->lock);
+	cm_id->provider_data = NULL;
+	cep_put(cep);	/* iw_cm's provider_data reference */
+	return 0;
+}
+
+/**
+ * iwtcp_cm_qp_closing() - the QP left RTS: end its connection
+ * @cep: the connection's endpoint, from the QP, with a reference the
+ *	caller keeps until this returns
+ * @abrupt: through ERR (reset) rather than SQD (orderly close)
+ *
+ * The ULP disconnected (iw_cm_disconnect() moved the QP). The endpoint
+ * closes its socket and reports CLOSE from its work handler.
+ *
+ * Context: any context.
+ */
+void iwtcp_cm_qp_closing(struct iwtcp_cep *cep, bool abrupt)
+{
+	WRITE_ONCE(cep->abrupt, abrupt);
+	WRITE_ONCE(cep->ulp_close, true);
+	cep_queue(cep);
+}
+
+/**
+ * iwtcp_cm_put() - drop a reference on an endpoint
+ * @cep: the endpoint
+ *
+ * Context: any context.
+ */
+void iwtcp_cm_put(struct iwtcp_cep *cep)
+{
+	cep_put(cep);
+}
+
+/**
+ * iwtcp_cm_get() - take a reference on an endpoint
+ * @cep: the endpoint, held by the caller
+ *
+ * Context: any context.
+ */
+void iwtcp_cm_get(struct iwtcp_cep *cep)
+{
+	cep_get(cep);
+}
+
+/**
+ * iwtcp_cm_init() - module init of the connection manager
+ *
+ * Context: module init.
+ * Return: 0 or -ENOMEM.
+ */
+int iwtcp_cm_init(void)
+{
+	iwtcp_cm_wq = alloc_workqueue("iwtcp_cm", WQ_UNBOUND | WQ_MEM_RECLAIM,
+				      0);
+	return iwtcp_cm_wq ? 0 : -ENOMEM;
+}
+
+/**
+ * iwtcp_cm_exit() - module exit of the connection manager
+ *
+ * Every device is gone by now, and with them every endpoint.
+ *
+ * Context: module exit.
+ */
+void iwtcp_cm_exit(void)
+{
+	destroy_workqueue(iwtcp_cm_wq);
 }

@@ -176,6 +176,8 @@ struct iwtcp_srq {
 	u32 limit;
 };
 
+struct iwtcp_cep;
+
 /**
  * enum iwtcp_qp_state - QP states of the RDMAC/iWARP verbs
  * @IWTCP_QP_IDLE: no connection (IB RESET, INIT and RTR map here)
@@ -215,6 +217,8 @@ enum iwtcp_qp_state {
  * @ord: outbound RDMA Read limit (RFC 6581 ORD)
  * @ird: inbound RDMA Read limit (RFC 6581 IRD)
  * @access: remote access rights granted by modify_qp (IB_ACCESS_REMOTE_*)
+ * @cep: the connection endpoint, with a reference, from connect or accept
+ *	until the connection ends (under @state_lock)
  */
 struct iwtcp_qp {
 	struct ib_qp base_qp;
@@ -238,6 +242,7 @@ struct iwtcp_qp {
 	u32 ord;
 	u32 ird;
 	int access;
+	struct iwtcp_cep *cep;
 };
 
 /**

@@ -321,9 +321,12 @@ static int __init iwtcp_init(void)
 {
 	int rv;
 
-	rv = ib_register_client(&iwtcp_client);
+	rv = iwtcp_cm_init();
 	if (rv)
 		return rv;
+	rv = ib_register_client(&iwtcp_client);
+	if (rv)
+		goto err_cm_exit;
 	rv = register_netdevice_notifier(&iwtcp_netdev_nb);
 	if (rv)
 		goto err_unregister_client;
@@ -333,6 +336,8 @@ static int __init iwtcp_init(void)
 
 err_unregister_client:
 	ib_unregister_client(&iwtcp_client);
+err_cm_exit:
+	iwtcp_cm_exit();
 	return rv;
 }
 
@@ -342,6 +347,7 @@ static void __exit iwtcp_exit(void)
 	unregister_netdevice_notifier(&iwtcp_netdev_nb);
 	ib_unregister_driver(RDMA_DRIVER_SIW);
 	ib_unregister_client(&iwtcp_client);
+	iwtcp_cm_exit();
 	pr_info("unloaded\n");
 }
 

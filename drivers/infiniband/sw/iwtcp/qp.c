@@ -29,6 +29,7 @@
 #include <rdma/uverbs_ioctl.h>
 
 #include "qp.h"
+#include "cm.h"
 #include "cq.h"
 #include "ring.h"
 
@@ -286,11 +287,17 @@ static int qp_next_state(struct iwtcp_qp *qp, enum ib_qp_state target,
 	case IB_QPS_RTS:
 		/* RTS comes with a connection (iw_cm), not from the ULP. */
 		return cur == IWTCP_QP_RTS ? 0 : -EINVAL;
+	case IB_QPS_SQD:
+		/* iw_cm_disconnect(): orderly close of a connection */
+		if (cur != IWTCP_QP_RTS && cur != IWTCP_QP_CLOSING)
+			return -EINVAL;
+		*next = IWTCP_QP_CLOSING;
+		return 0;
 	case IB_QPS_ERR:
 		*next = IWTCP_QP_ERROR;
 		return 0;
 	default:
-		/* SQD (orderly close) needs a connection; SQE has no iWARP meaning */
+		/* SQE has no iWARP meaning */
 		return -EINVAL;
 	}
 }
@@ -307,6 +314,7 @@ static int qp_next_state(struct iwtcp_qp *qp, enum ib_qp_state target,
 static int qp_set_state(struct iwtcp_qp *qp, enum ib_qp_state target,
 			const enum ib_qp_state *cur)
 {
+	struct iwtcp_cep *closing = NULL;
 	enum iwtcp_qp_state old, next;
 	unsigned long flags;
 	int rv;
@@ -318,8 +326,17 @@ static int qp_set_state(struct iwtcp_qp *qp, enum ib_qp_state target,
 	if (!rv) {
 		WRITE_ONCE(qp->state, next);
 		qp->ib_state = target;
+		/* Leaving RTS ends the connection (iw_cm_disconnect()). */
+		if (old == IWTCP_QP_RTS && next != old && qp->cep) {
+			closing = qp->cep;
+			iwtcp_cm_get(closing);
+		}
 	}
 	spin_unlock_irqrestore(&qp->state_lock, flags);
+	if (closing) {
+		iwtcp_cm_qp_closing(closing, next == IWTCP_QP_ERROR);
+		iwtcp_cm_put(closing);
+	}
 	if (rv) {
 		ibdev_dbg(qp->base_qp.device, "QP %u: no transition %s -> IB %d\n",
 			  qp->base_qp.qp_num, qp_state_name[old], target);
@@ -624,3 +641,84 @@ struct ib_qp *iwtcp_get_qp(struct ib_device *base_dev, int qpn)
 	return &qp->base_qp;
 }
 
+/**
+ * iwtcp_qp_bind_cep() - tie an idle QP to a connection being set up
+ * @qp: the QP named by the ULP's connect or accept
+ * @cep: the endpoint; the QP takes a reference
+ *
+ * Context: process context.
+ * Return: 0, or -EINVAL if the QP is not idle or has a connection.
+ */
+int iwtcp_qp_bind_cep(struct iwtcp_qp *qp, struct iwtcp_cep *cep)
+{
+	unsigned long flags;
+	int rv = -EINVAL;
+
+	spin_lock_irqsave(&qp->state_lock, flags);
+	if (qp->state == IWTCP_QP_IDLE && !qp->cep) {
+		iwtcp_cm_get(cep);
+		qp->cep = cep;
+		rv = 0;
+	}
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+	return rv;
+}
+
+/**
+ * iwtcp_qp_connected() - the connection is up: the QP enters RTS
+ * @qp: the QP
+ * @cep: the endpoint bound with iwtcp_qp_bind_cep()
+ * @ird: negotiated inbound RDMA Read limit (RFC 6581 9.1)
+ * @ord: negotiated outbound RDMA Read limit (RFC 6581 9.1)
+ *
+ * Context: process context.
+ * Return: 0, or -EINVAL if the ULP moved the QP out of IDLE meanwhile.
+ */
+int iwtcp_qp_connected(struct iwtcp_qp *qp, struct iwtcp_cep *cep, u32 ird,
+		       u32 ord)
+{
+	unsigned long flags;
+	int rv = -EINVAL;
+
+	spin_lock_irqsave(&qp->state_lock, flags);
+	if (qp->state == IWTCP_QP_IDLE && qp->cep == cep) {
+		qp->ird = ird;
+		qp->ord = ord;
+		WRITE_ONCE(qp->state, IWTCP_QP_RTS);
+		qp->ib_state = IB_QPS_RTS;
+		rv = 0;
+	}
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+	if (!rv)
+		ibdev_dbg(qp->base_qp.device, "QP %u IDLE -> RTS\n",
+			  qp->base_qp.qp_num);
+	return rv;
+}
+
+/**
+ * iwtcp_qp_disconnected() - the connection is gone
+ * @qp: the QP
+ * @cep: its endpoint; the QP drops its reference
+ *
+ * A QP that was connected goes to ERROR and flushes its work; one whose
+ * connection never came up stays IDLE for the ULP to reuse or destroy.
+ *
+ * Context: process context.
+ */
+void iwtcp_qp_disconnected(struct iwtcp_qp *qp, struct iwtcp_cep *cep)
+{
+	bool was_connected = false;
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->state_lock, flags);
+	if (qp->cep != cep) {
+		spin_unlock_irqrestore(&qp->state_lock, flags);
+		return;
+	}
+	qp->cep = NULL;
+	was_connected = qp->state != IWTCP_QP_IDLE;
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+	if (was_connected)
+		qp_set_state(qp, IB_QPS_ERR, NULL);
+	iwtcp_cm_put(cep);
+}

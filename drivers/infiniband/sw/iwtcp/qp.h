@@ -18,5 +18,9 @@ int iwtcp_post_recv(struct ib_qp *base_qp, const struct ib_recv_wr *wr,
 void iwtcp_qp_add_ref(struct ib_qp *base_qp);
 void iwtcp_qp_rem_ref(struct ib_qp *base_qp);
 struct ib_qp *iwtcp_get_qp(struct ib_device *base_dev, int qpn);
+int iwtcp_qp_bind_cep(struct iwtcp_qp *qp, struct iwtcp_cep *cep);
+int iwtcp_qp_connected(struct iwtcp_qp *qp, struct iwtcp_cep *cep, u32 ird,
+		       u32 ord);
+void iwtcp_qp_disconnected(struct iwtcp_qp *qp, struct iwtcp_cep *cep);
 
 #endif /* IWTCP_QP_H */
