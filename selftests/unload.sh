@@ -34,9 +34,9 @@ created_equals_destroyed() {
 	local log created destroyed
 
 	log=$(dmesg)
-	created=$(grep -oE '(QP|CQ|MR) [0-9a-fx]+ created' <<<"$log" |
+	created=$(grep -oE '(QP|CQ|MR|CEP) [0-9a-fx]+ created' <<<"$log" |
 		  sed 's/ created//' | sort)
-	destroyed=$(grep -oE '(QP|CQ|MR) [0-9a-fx]+ destroyed' <<<"$log" |
+	destroyed=$(grep -oE '(QP|CQ|MR|CEP) [0-9a-fx]+ destroyed' <<<"$log" |
 		    sed 's/ destroyed//' | sort)
 	echo "# $(wc -l <<<"$created") objects created" >&2
 	[[ -n $created ]]

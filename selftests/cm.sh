@@ -1,0 +1,219 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Connection establishment through rdma_cm and iw_cm on iwtcp: MPA
+# start-up (RFC 5044 7.1) with the enhanced setup of RFC 6581, between
+# two iwtcp hosts. No data moves: the data path is not there yet.
+# Runs in the guest; topology: lib.sh's two hosts, the server on
+# 192.0.2.2 (ns2), the client in ns1.
+
+# shellcheck disable=SC2317 # the cases are called through ktap_run
+set -euo pipefail
+
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+source "$(dirname "$0")/lib.sh"
+
+CM_TEST=${CM_TEST:-$(dirname "$0")/../.cache/bin/cm_test}
+
+require_cmd ip rdma python3 timeout
+[[ -x $CM_TEST ]] || ktap_skip_all "$CM_TEST not built (make -C selftests)"
+modinfo iwtcp >/dev/null 2>&1 || ktap_skip_all "module iwtcp not installed"
+
+out=$(mktemp -d)
+echo 7000 >"$out/port"
+
+# A fresh port for each server: cases run in subshells, so the counter
+# lives in a file.
+next_port() {
+	port=$(($(cat "$out/port") + 1))
+	echo "$port" >"$out/port"
+}
+
+# serve ARGS...: a cm_test server in ns2 on a fresh port, in the
+# background; its output in $out/server. Waits until it listens.
+serve() {
+	next_port
+	timeout 120 ip netns exec "$ns2" "$CM_TEST" server 192.0.2.2 "$port" \
+		"$@" >"$out/server" 2>&1 &
+	server_pid=$!
+	wait_for 10 grep -q listening "$out/server" || { cat "$out/server" >&2; return 1; }
+}
+
+client() { timeout 120 ip netns exec "$ns1" "$CM_TEST" client 192.0.2.2 "$port" "$@"; }
+
+# The server must end with status 0 and say so.
+server_ok() {
+	local rc=0
+
+	wait "$server_pid" || rc=$?
+	sed 's/^/# server: /' "$out/server" >&2
+	((rc == 0))
+	grep -q "cm_test server: ok" "$out/server"
+}
+
+# Both devices get the same setting: set_both FILE VALUE
+set_both() {
+	echo "$2" >"/sys/class/infiniband/iwtcp_a/$1"
+	echo "$2" >"/sys/class/infiniband/iwtcp_b/$1"
+}
+
+connect_accept_disconnect() {
+	serve
+	client established | tee "$out/client"
+	server_ok
+}
+
+# RFC 6581 9.1: each ULP learns the other's IRD and ORD. The responder
+# (IRD 5) answers with an IRD lowered to the initiator's ORD (2).
+ird_ord_seen() {
+	serve accept 5 1
+	client established 3 2 | tee "$out/client"
+	server_ok
+	grep -q "peer IRD 2 ORD 1" "$out/client"
+	grep -q "peer IRD 3 ORD 2" "$out/server"
+}
+
+# RFC 6581 9.1: initiator ORD above the responder's IRD: the initiator
+# ends the start-up with TERM 0x06, which the responder reports; its ULP
+# sees the accepted connection end.
+insufficient_ird_initiator() {
+	serve accept 4 1
+	client unreachable 8 8
+	server_ok
+	wait_for 10 bash -c "dmesg | grep -q 'iwtcp_b: peer ended the MPA start-up with TERM layer 2 type 0 code 0x6'"
+}
+
+# RFC 6581 9.1: responder ORD above the initiator's IRD: the responder
+# rejects (its accept fails) and sends TERM 0x06 after the Reject.
+insufficient_ird_responder() {
+	serve refuse 8 8
+	client rejected 2 1 >/dev/null || true
+	server_ok
+	grep -q "accept: No buffer space available" "$out/server"
+}
+
+reject_with_pdata() {
+	serve reject
+	client rejected
+	server_ok
+}
+
+no_listener() {
+	next_port
+	client unreachable
+}
+
+# Every CRC and marker policy, with and without peer-to-peer, each RTR.
+settings_matrix() {
+	local crc markers rtr n=0
+
+	for crc in off on required; do
+		for markers in on required; do
+			for rtr in none send write read; do
+				set_both mpa_crc "$crc"
+				set_both mpa_markers "$markers"
+				if [[ $rtr == none ]]; then
+					set_both mpa_p2p 0
+				else
+					set_both mpa_p2p 1
+					set_both mpa_rtr "$rtr"
+				fi
+				echo "# crc $crc markers $markers rtr $rtr" >&2
+				serve
+				client established >/dev/null
+				server_ok
+				n=$((n + 1))
+			done
+		done
+	done
+	set_both mpa_crc on
+	set_both mpa_markers on
+	set_both mpa_p2p 1
+	set_both mpa_rtr "send write read"
+	echo "# $n connections" >&2
+}
+
+# RFC 6581 9.2: no RTR type in common; the initiator ends with TERM 0x07,
+# which the responder receives and reports.
+no_common_rtr() {
+	echo read >/sys/class/infiniband/iwtcp_a/mpa_rtr
+	echo write >/sys/class/infiniband/iwtcp_b/mpa_rtr
+	serve
+	client unreachable || true
+	set_both mpa_rtr "send write read"
+	wait_for 10 bash -c "dmesg | grep -q 'peer ended the MPA start-up with TERM layer 2 type 0 code 0x7'"
+	kill "$server_pid" 2>/dev/null || true
+	wait "$server_pid" || true
+}
+
+# A TCP peer that never answers the MPA Request: the initiator gives up
+# after mpa_timeout seconds with a clear error.
+mpa_timeout_initiator() {
+	local t0
+
+	echo 2 >/sys/module/iwtcp/parameters/mpa_timeout
+	next_port
+	ip netns exec "$ns2" python3 -c "
+import socket, time
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(('192.0.2.2', $port)); s.listen(1); print('listening', flush=True)
+c, _ = s.accept(); time.sleep(20)" >"$out/silent" &
+	track_pid $!
+	wait_for 10 grep -q listening "$out/silent"
+	t0=$SECONDS
+	client unreachable
+	((SECONDS - t0 >= 2 && SECONDS - t0 < 15))
+}
+
+# A TCP peer that connects to an iwtcp listener and sends half a Request
+# or nothing, then dies or stays silent: the listener drops it, the next
+# real client connects.
+bad_peers_at_listener() {
+	serve
+	ip netns exec "$ns1" python3 -c "
+import socket, time
+a = socket.create_connection(('192.0.2.2', $port))
+b = socket.create_connection(('192.0.2.2', $port))
+b.send(b'MPA ID Req'); b.close()
+time.sleep(3)"
+	client established >/dev/null
+	server_ok
+}
+
+cycles() {
+	serve accept 8 8 100
+	client established 8 8 100 | tee "$out/client"
+	server_ok
+	grep -q "cycles 100" "$out/client"
+}
+
+no_endpoint_left() {
+	local created destroyed
+
+	created=$(dmesg | grep -c 'CEP [0-9]* created')
+	destroyed=$(dmesg | grep -c 'CEP [0-9]* destroyed')
+	echo "# $created endpoints created, $destroyed destroyed" >&2
+	((created > 0 && created == destroyed))
+	[[ $(rdma resource show iwtcp_a) == *" cm_id 0 "* ]]
+	[[ $(rdma resource show iwtcp_b) == *" cm_id 0 "* ]]
+}
+
+test_cleanup() { rm -rf "$out"; echo 10 >/sys/module/iwtcp/parameters/mpa_timeout 2>/dev/null; }
+
+ktap_plan 12
+setup_two_hosts
+ktap_run "connect, accept, private data both ways, disconnect" connect_accept_disconnect
+ktap_run "each ULP sees the peer's IRD and ORD (RFC 6581 9.1)" ird_ord_seen
+ktap_run "initiator ORD above responder IRD: TERM 0x06 to the responder" \
+	insufficient_ird_initiator
+ktap_run "responder ORD above initiator IRD: accept fails, Reject" \
+	insufficient_ird_responder
+ktap_run "reject with private data" reject_with_pdata
+ktap_run "no listener: connection refused" no_listener
+ktap_run "CRC x markers x p2p/RTR matrix: 24 connections" settings_matrix
+ktap_run "no common RTR: TERM 0x07 reaches the responder" no_common_rtr
+ktap_run "silent TCP peer: MPA timeout at the initiator" mpa_timeout_initiator
+ktap_run "half a Request, or none: listener drops them" bad_peers_at_listener
+ktap_run "100 connect/disconnect cycles" cycles
+ktap_run "every endpoint destroyed, no cm_id left" no_endpoint_left
+ktap_finish
