@@ -53,6 +53,11 @@ module_param(mpa_timeout, uint, 0644);
 MODULE_PARM_DESC(mpa_timeout,
 		 "seconds to wait for each step of the MPA start-up (default 10)");
 
+static unsigned int accept_timeout = 60;
+module_param(accept_timeout, uint, 0644);
+MODULE_PARM_DESC(accept_timeout,
+		 "seconds a connection request waits for the ULP's accept or reject (default 60)");
+
 /* Largest start-up frame: header and 512 octets of private data. */
 #define CM_FRAME_MAX (sizeof(struct iwtcp_mpa_hdr) + IWTCP_MPA_PD_MAX)
 /* Largest first FPDU a responder accepts as RTR: a Read Request. */
@@ -91,7 +96,8 @@ static const char * const cep_state_name[CEP_NUM_STATES] = {
  * @state: where the endpoint is; written under @lock
  * @is_listener: a listening endpoint (fixed at creation)
  * @id: number for log lines (a "created" line has a "destroyed" twin)
- * @dev: the device, held with ib_device_try_get() for the endpoint's life
+ * @dev: the device, held with ib_device_try_get() until the endpoint
+ *	closes; not to be used once @state is CLOSED
  * @sock: the TCP socket, owned; NULL once closed
  * @cm_id: the iw_cm endpoint, held with add_ref, or NULL
  * @qp: the QP of the connection, with a reference, or NULL
@@ -138,8 +144,8 @@ static void cep_release(struct kref *ref)
 	struct iwtcp_cep *cep = container_of(ref, struct iwtcp_cep, ref);
 
 	WARN_ON_ONCE(cep->sock || cep->cm_id || cep->qp || cep->listener);
-	ibdev_dbg(&cep->dev->base_dev, "CEP %u destroyed\n", cep->id);
-	ib_device_put(&cep->dev->base_dev);
+	/* The device may be gone: cep_close() dropped its reference. */
+	pr_debug("CEP %u destroyed\n", cep->id);
 	mutex_destroy(&cep->lock);
 	kfree(cep);
 }
@@ -171,13 +177,18 @@ static void cep_queue(struct iwtcp_cep *cep)
 		cep_put(cep);
 }
 
-static void cep_timer_arm(struct iwtcp_cep *cep)
+static void cep_timer_arm_for(struct iwtcp_cep *cep, unsigned int seconds)
 {
 	cep_get(cep);
-	if (!mod_delayed_work(iwtcp_cm_wq, &cep->timer, mpa_timeout * HZ))
+	if (!mod_delayed_work(iwtcp_cm_wq, &cep->timer, seconds * HZ))
 		return;
 	/* It was pending already and keeps the reference it had. */
 	cep_put(cep);
+}
+
+static void cep_timer_arm(struct iwtcp_cep *cep)
+{
+	cep_timer_arm_for(cep, mpa_timeout);
 }
 
 static void cep_timer_stop(struct iwtcp_cep *cep)
@@ -311,6 +322,11 @@ static void cep_close(struct iwtcp_cep *cep, enum iw_cm_event_type event,
 		cep_put(cep->listener);
 		cep->listener = NULL;
 	}
+	/*
+	 * A closed endpoint no longer pins the device, also when a lost
+	 * iw_cm event keeps the struct alive (see responder_got_request()).
+	 */
+	ib_device_put(&cep->dev->base_dev);
 	cep_put(cep);	/* the creation reference */
 }
 
@@ -658,10 +674,17 @@ static void responder_got_request(struct iwtcp_cep *cep)
 		cep_close(cep, 0, 0);
 		return;
 	}
-	cep_timer_stop(cep);
 	cep_set_state(cep, CEP_AWAIT_ACCEPT);
+	/*
+	 * The ULP's decision is bounded too (accept_timeout); iw_cm may also
+	 * drop the event (no work entry left, listener being destroyed).
+	 */
+	cep_timer_arm_for(cep, accept_timeout);
 	cep_get(cep);	/* iw_cm's provider_data, until accept or reject */
-	listener->cm_id->event_handler(listener->cm_id, &event);
+	if (listener->cm_id->event_handler(listener->cm_id, &event)) {
+		cep_put(cep);	/* the event and its reference are lost */
+		cep_close(cep, 0, 0);
+	}
 	mutex_unlock(&listener->lock);
 }
 
@@ -859,10 +882,18 @@ static void cep_process(struct iwtcp_cep *cep)
 			responder_got_request(cep);
 		return;
 	case CEP_AWAIT_ACCEPT:
-		/* The ULP decides; a dead socket shows at accept. */
+		/*
+		 * The ULP decides. A peer gone meanwhile closes the endpoint;
+		 * the struct waits for iw_cm's accept or reject, which fail.
+		 */
+		if (cep_sock_error(cep))
+			cep_close(cep, 0, 0);
 		return;
 	case CEP_AWAIT_RTR:
-		responder_recv_rtr(cep);
+		if (READ_ONCE(cep->ulp_close))
+			cep_close_accepted(cep, -ECONNRESET);
+		else
+			responder_recv_rtr(cep);
 		return;
 	case CEP_ESTABLISHED:
 		cep_established_work(cep);
@@ -888,7 +919,15 @@ static void cep_timeout(struct work_struct *work)
 					     struct iwtcp_cep, timer);
 
 	mutex_lock(&cep->lock);
+	/* Re-armed while this expiry waited for the lock: it is stale. */
+	if (delayed_work_pending(&cep->timer))
+		goto out;
 	switch (cep->state) {
+	case CEP_AWAIT_ACCEPT:
+		ibdev_dbg(&cep->dev->base_dev, "CEP %u: no accept or reject\n",
+			  cep->id);
+		cep_close(cep, 0, 0);
+		break;
 	case CEP_CONNECTING:
 	case CEP_AWAIT_REPLY:
 		ibdev_dbg(&cep->dev->base_dev, "CEP %u: MPA timeout\n", cep->id);
@@ -903,6 +942,7 @@ static void cep_timeout(struct work_struct *work)
 	default:
 		break;
 	}
+out:
 	mutex_unlock(&cep->lock);
 	cep_put(cep);
 }
@@ -1081,10 +1121,16 @@ int iwtcp_accept(struct iw_cm_id *cm_id, struct iw_cm_conn_param *param)
 	if (!cep)
 		return -EINVAL;
 	mutex_lock(&cep->lock);
-	if (cep->state != CEP_AWAIT_ACCEPT || cep_sock_error(cep)) {
+	if (cep->state != CEP_AWAIT_ACCEPT) {
 		rv = -ECONNRESET;
 		goto out;
 	}
+	if (cep_sock_error(cep)) {
+		cep_close(cep, 0, 0);
+		rv = -ECONNRESET;
+		goto out;
+	}
+	cep_timer_stop(cep);
 	cm_id->add_ref(cm_id);
 	cep->cm_id = cm_id;
 	rv = cm_accept_locked(cep, cm_id, param);

@@ -288,7 +288,13 @@ static int qp_next_state(struct iwtcp_qp *qp, enum ib_qp_state target,
 		/* RTS comes with a connection (iw_cm), not from the ULP. */
 		return cur == IWTCP_QP_RTS ? 0 : -EINVAL;
 	case IB_QPS_SQD:
-		/* iw_cm_disconnect(): orderly close of a connection */
+		/*
+		 * iw_cm_disconnect(): orderly close of a connection. A QP whose
+		 * connection already ended (the peer closed first) stays where
+		 * it is: the disconnect has nothing left to do.
+		 */
+		if (cur == IWTCP_QP_ERROR || cur == IWTCP_QP_TERMINATE)
+			return 0;
 		if (cur != IWTCP_QP_RTS && cur != IWTCP_QP_CLOSING)
 			return -EINVAL;
 		*next = IWTCP_QP_CLOSING;
