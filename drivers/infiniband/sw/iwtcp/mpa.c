@@ -540,8 +540,22 @@ int iwtcp_mpa_negotiate_reply(const struct iwtcp_mpa_settings *s,
 		return ret;
 	res->ird = s->ird;
 	res->ord = s->ord;
-	/* RFC 5044 7.1.1, RFC 6581 6 and 10: same or older Rev, S as sent */
-	if (rep->rev > req.rev || rep->enhanced != req.enhanced ||
+	/* RFC 5044 7.1.1: never a newer Rev than ours */
+	if (rep->rev > req.rev)
+		return -EPROTO;
+	/*
+	 * RFC 5044 7.1.2 rule 3: R set exits MPA, whatever else the Reply
+	 * says (an older peer may reject an enhanced Request in Rev 1).
+	 */
+	if (rep->reject) {
+		if (rep->enhanced && rep->rev >= IWTCP_MPA_REV_2) {
+			res->peer_ird = rep->ird;
+			res->peer_ord = rep->ord;
+		}
+		return -ECONNREFUSED;
+	}
+	/* RFC 6581 6 and 10: S as sent */
+	if (rep->enhanced != req.enhanced ||
 	    (rep->enhanced && rep->rev < IWTCP_MPA_REV_2))
 		return -EPROTO;
 	res->rev = rep->rev;
@@ -553,8 +567,6 @@ int iwtcp_mpa_negotiate_reply(const struct iwtcp_mpa_settings *s,
 		res->peer_ird = rep->ird;
 		res->peer_ord = rep->ord;
 	}
-	if (rep->reject)
-		return -ECONNREFUSED;
 	if (rep->markers && s->markers == IWTCP_MPA_OFF) {
 		res->term = IWTCP_TERM_MPA_CATASTROPHIC;
 		return -EOPNOTSUPP;
