@@ -180,6 +180,28 @@ time.sleep(3)"
 	server_ok
 }
 
+MPA_PEER=$(dirname "$0")/mpa_peer.py
+
+# A peer that sends its Request and leaves before the ULP accepts: the
+# accept fails, nothing stays behind (the endpoint balance below).
+peer_gone_before_accept() {
+	serve refuse
+	ip netns exec "$ns1" python3 "$MPA_PEER" reqfin 192.0.2.2 "$port"
+	server_ok
+	grep -q "accept: Connection reset by peer" "$out/server"
+}
+
+# The responder answers and closes at once: the ULP sees ESTABLISHED and
+# DISCONNECTED, and its own rdma_disconnect() still succeeds.
+peer_closes_after_reply() {
+	next_port
+	ip netns exec "$ns2" python3 "$MPA_PEER" replyclose 192.0.2.2 "$port" \
+		>"$out/peer" 2>&1 &
+	track_pid $!
+	wait_for 10 grep -q listening "$out/peer"
+	client established
+}
+
 cycles() {
 	serve accept 8 8 100
 	client established 8 8 100 | tee "$out/client"
@@ -200,7 +222,7 @@ no_endpoint_left() {
 
 test_cleanup() { rm -rf "$out"; echo 10 >/sys/module/iwtcp/parameters/mpa_timeout 2>/dev/null; }
 
-ktap_plan 12
+ktap_plan 14
 setup_two_hosts
 ktap_run "connect, accept, private data both ways, disconnect" connect_accept_disconnect
 ktap_run "each ULP sees the peer's IRD and ORD (RFC 6581 9.1)" ird_ord_seen
@@ -214,6 +236,10 @@ ktap_run "CRC x markers x p2p/RTR matrix: 24 connections" settings_matrix
 ktap_run "no common RTR: TERM 0x07 reaches the responder" no_common_rtr
 ktap_run "silent TCP peer: MPA timeout at the initiator" mpa_timeout_initiator
 ktap_run "half a Request, or none: listener drops them" bad_peers_at_listener
+ktap_run "peer leaves before the ULP accepts: accept fails, no leak" \
+	peer_gone_before_accept
+ktap_run "peer closes right after its Reply: disconnect still succeeds" \
+	peer_closes_after_reply
 ktap_run "100 connect/disconnect cycles" cycles
 ktap_run "every endpoint destroyed, no cm_id left" no_endpoint_left
 ktap_finish

@@ -24,18 +24,10 @@
 #include <string.h>
 #include <rdma/rdma_cma.h>
 
-static int failures;
-static int quiet;
+#include "check.h"
 
-#define CHECK(cond, ...) do {						\
-	if (!(cond)) {							\
-		failures++;						\
-		fprintf(stderr, "FAIL %s:%d: %s: ", __func__, __LINE__,	\
-			#cond);						\
-		fprintf(stderr, __VA_ARGS__);				\
-		fputc('\n', stderr);					\
-	}								\
-} while (0)
+/* After the first connection of a series, print only failures. */
+static int quiet;
 
 static struct rdma_event_channel *ch;
 
@@ -319,6 +311,7 @@ int main(int argc, char **argv)
 			    argc > 6 ? atoi(argv[6]) : 8,
 			    argc > 7 ? atoi(argv[7]) : 1);
 	rdma_destroy_event_channel(ch);
-	printf("cm_test %s: %s\n", argv[1], rv ? "FAILED" : "ok");
+	printf("cm_test %s: %s (%d checks)\n", argv[1], rv ? "FAILED" : "ok",
+	       checks);
 	return rv;
 }

@@ -22,6 +22,8 @@
 #include <unistd.h>
 #include <infiniband/verbs.h>
 
+#include "check.h"
+
 /* The limits iwtcp advertises (drivers/infiniband/sw/iwtcp/iwtcp.h). */
 #define MAX_QP_WR 4096
 #define MAX_SGE 6
@@ -31,20 +33,6 @@
 #define MAX_ORD 128
 #define MAX_FRMR_PAGES 1024
 #define MAX_PD 4096
-
-static int checks;
-static int failures;
-
-#define CHECK(cond, ...) do {						\
-	checks++;							\
-	if (!(cond)) {							\
-		failures++;						\
-		fprintf(stderr, "FAIL %s:%d: %s: ", __func__, __LINE__,	\
-			#cond);						\
-		fprintf(stderr, __VA_ARGS__);				\
-		fputc('\n', stderr);					\
-	}								\
-} while (0)
 
 struct objs {
 	struct ibv_pd *pd;

@@ -1,0 +1,55 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""A raw TCP peer speaking just enough MPA (RFC 5044 7.1, RFC 6581) to
+test how iwtcp copes with peers that go away at the worst moment.
+
+  mpa_peer.py reqfin HOST PORT   send a valid enhanced Request, close at once
+  mpa_peer.py replyclose HOST PORT
+                                 listen, answer the first Request with a
+                                 valid enhanced Reply (peer-to-peer, Write
+                                 RTR), then close
+"""
+import socket
+import struct
+import sys
+
+REQ_KEY = b"MPA ID Req Frame"
+REP_KEY = b"MPA ID Rep Frame"
+C_BIT, S_BIT = 1 << 30, 1 << 28
+A_FLAG, WRITE_RTR = 1 << 31, 1 << 15
+
+
+def frame(key, pd, ird=8, ord_=8, rtr=WRITE_RTR):
+    """An enhanced Rev 2 frame with CRC asked for and the IRD/ORD word."""
+    word = A_FLAG | (ird << 16) | rtr | ord_
+    body = struct.pack(">I", word) + pd
+    return key + struct.pack(">I", C_BIT | S_BIT | (2 << 16) | len(body)) + body
+
+
+def reqfin(host, port):
+    s = socket.create_connection((host, port))
+    s.sendall(frame(REQ_KEY, b"hello\0", rtr=WRITE_RTR | (1 << 14)))
+    s.close()
+    print("request sent, closed", flush=True)
+
+
+def replyclose(host, port):
+    ls = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    ls.bind((host, port))
+    ls.listen(1)
+    print("listening", flush=True)
+    c, _ = ls.accept()
+    c.settimeout(10)
+    got = b""
+    while len(got) < 20:
+        got += c.recv(4096)
+    c.sendall(frame(REP_KEY, b"welcome\0"))
+    c.close()
+    ls.close()
+    print("reply sent, closed", flush=True)
+
+
+if __name__ == "__main__":
+    {"reqfin": reqfin, "replyclose": replyclose}[sys.argv[1]](
+        sys.argv[2], int(sys.argv[3]))
