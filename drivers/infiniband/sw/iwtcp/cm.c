@@ -1149,7 +1149,10 @@ int iwtcp_accept(struct iw_cm_id *cm_id, struct iw_cm_conn_param *param)
 	}
 out:
 	mutex_unlock(&cep->lock);
-	cep_put(cep);	/* iw_cm's provider_data reference */
+	/* iw_cm's provider_data reference: a failed accept ends the request */
+	if (rv)
+		cm_id->provider_data = NULL;
+	cep_put(cep);
 	return rv;
 }
 
