@@ -48,12 +48,15 @@ check:
 demo:
 	tools/demo
 
-# `make install` builds for and installs into the running kernel.
+# `make install` builds for and installs into the running kernel (or
+# KVER=); DESTDIR= installs into a staging root instead, for packagers.
 install: KVER := $(shell uname -r)
 install: module
-	$(KBUILD) INSTALL_MOD_DIR=updates modules_install
-	depmod -a $(KVER)
-	install -D -m 0644 tools/modprobe-iwtcp.conf /etc/modprobe.d/iwtcp.conf
+	$(KBUILD) INSTALL_MOD_DIR=updates INSTALL_MOD_PATH=$(DESTDIR) \
+		modules_install
+	depmod -a -b $(or $(DESTDIR),/) $(KVER)
+	install -D -m 0644 tools/modprobe-iwtcp.conf \
+		$(DESTDIR)/etc/modprobe.d/iwtcp.conf
 
 clean:
 	-$(KBUILD) clean
