@@ -92,6 +92,18 @@ insufficient_ird_responder() {
 	grep -q "accept: No buffer space available" "$out/server"
 }
 
+# The same over IPv6 (documentation prefix 2001:db8::/32).
+connect_ipv6() {
+	next_port
+	timeout 120 ip netns exec "$ns2" "$CM_TEST" server 2001:db8::2 "$port" \
+		>"$out/server" 2>&1 &
+	server_pid=$!
+	wait_for 10 grep -q listening "$out/server"
+	timeout 120 ip netns exec "$ns1" "$CM_TEST" client 2001:db8::2 "$port" \
+		established
+	server_ok
+}
+
 reject_with_pdata() {
 	serve reject
 	client rejected
@@ -222,7 +234,7 @@ no_endpoint_left() {
 
 test_cleanup() { rm -rf "$out"; echo 10 >/sys/module/iwtcp/parameters/mpa_timeout 2>/dev/null; }
 
-ktap_plan 14
+ktap_plan 15
 setup_two_hosts
 ktap_run "connect, accept, private data both ways, disconnect" connect_accept_disconnect
 ktap_run "each ULP sees the peer's IRD and ORD (RFC 6581 9.1)" ird_ord_seen
@@ -230,6 +242,7 @@ ktap_run "initiator ORD above responder IRD: TERM 0x06 to the responder" \
 	insufficient_ird_initiator
 ktap_run "responder ORD above initiator IRD: accept fails, Reject" \
 	insufficient_ird_responder
+ktap_run "connect, accept, disconnect over IPv6" connect_ipv6
 ktap_run "reject with private data" reject_with_pdata
 ktap_run "no listener: connection refused" no_listener
 ktap_run "CRC x markers x p2p/RTR matrix: 24 connections" settings_matrix

@@ -198,7 +198,7 @@ static int server(const char *host, const char *port, int reject,
 		perror("listener set-up");
 		return 1;
 	}
-	if (rdma_bind_addr(id, (struct sockaddr *)&ss) || rdma_listen(id, 4)) {
+	if (rdma_bind_addr(id, (struct sockaddr *)&ss) || rdma_listen(id, 64)) {
 		perror("listen");
 		return 1;
 	}
