@@ -104,8 +104,7 @@ static const char * const cep_state_name[CEP_NUM_STATES] = {
  * @listener: a child's listener, with a reference, or NULL
  * @work: socket events and ULP close requests
  * @timer: MPA start-up timer
- * @ulp_close: the QP left RTS (disconnect); @abrupt: through ERR
- * @abrupt: see @ulp_close
+ * @ulp_close: the QP left RTS (disconnect)
  * @settings: the device's settings, copied when the endpoint started,
  *	with the ULP's IRD and ORD
  * @result: the negotiated outcome
@@ -129,7 +128,6 @@ struct iwtcp_cep {
 	struct work_struct work;
 	struct delayed_work timer;
 	bool ulp_close;
-	bool abrupt;
 	struct iwtcp_mpa_settings settings;
 	struct iwtcp_mpa_result result;
 	struct iwtcp_mpa_frame req;
@@ -1193,16 +1191,14 @@ int iwtcp_reject(struct iw_cm_id *cm_id, const void *pdata, u8 pdata_len)
  * iwtcp_cm_qp_closing() - the QP left RTS: end its connection
  * @cep: the connection's endpoint, from the QP, with a reference the
  *	caller keeps until this returns
- * @abrupt: through ERR (reset) rather than SQD (orderly close)
  *
  * The ULP disconnected (iw_cm_disconnect() moved the QP). The endpoint
  * closes its socket and reports CLOSE from its work handler.
  *
  * Context: any context.
  */
-void iwtcp_cm_qp_closing(struct iwtcp_cep *cep, bool abrupt)
+void iwtcp_cm_qp_closing(struct iwtcp_cep *cep)
 {
-	WRITE_ONCE(cep->abrupt, abrupt);
 	WRITE_ONCE(cep->ulp_close, true);
 	cep_queue(cep);
 }

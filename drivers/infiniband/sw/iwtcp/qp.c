@@ -340,7 +340,7 @@ static int qp_set_state(struct iwtcp_qp *qp, enum ib_qp_state target,
 	}
 	spin_unlock_irqrestore(&qp->state_lock, flags);
 	if (closing) {
-		iwtcp_cm_qp_closing(closing, next == IWTCP_QP_ERROR);
+		iwtcp_cm_qp_closing(closing);
 		iwtcp_cm_put(closing);
 	}
 	if (rv) {
