@@ -45,6 +45,7 @@
 #include "fpdu.h"
 #include "mpa.h"
 #include "qp.h"
+#include "qp_dp.h"
 #include "rdmap.h"
 #include "settings.h"
 
@@ -105,6 +106,10 @@ static const char * const cep_state_name[CEP_NUM_STATES] = {
  * @work: socket events and ULP close requests
  * @timer: MPA start-up timer
  * @ulp_close: the QP left RTS (disconnect)
+ * @dp: the QP's data path owns the socket's data callbacks (set and
+ *	cleared under sk_callback_lock)
+ * @tx_st: transmit stream of full operation (RTR, TERM sent here)
+ * @rx_st: receive stream of full operation (the RTR received here)
  * @settings: the device's settings, copied when the endpoint started,
  *	with the ULP's IRD and ORD
  * @result: the negotiated outcome
@@ -113,6 +118,7 @@ static const char * const cep_state_name[CEP_NUM_STATES] = {
  * @rx_len: see @rx
  * @saved_data_ready: the socket's callback before ours
  * @saved_state_change: the socket's callback before ours
+ * @saved_write_space: the socket's callback before the data path's
  */
 struct iwtcp_cep {
 	struct kref ref;
@@ -128,6 +134,9 @@ struct iwtcp_cep {
 	struct work_struct work;
 	struct delayed_work timer;
 	bool ulp_close;
+	bool dp;
+	struct iwtcp_fpdu_stream tx_st;
+	struct iwtcp_fpdu_stream rx_st;
 	struct iwtcp_mpa_settings settings;
 	struct iwtcp_mpa_result result;
 	struct iwtcp_mpa_frame req;
@@ -135,6 +144,7 @@ struct iwtcp_cep {
 	u32 rx_len;
 	void (*saved_data_ready)(struct sock *sk);
 	void (*saved_state_change)(struct sock *sk);
+	void (*saved_write_space)(struct sock *sk);
 };
 
 static void cep_release(struct kref *ref)
@@ -211,6 +221,36 @@ static void cm_sk_event(struct sock *sk)
 }
 
 /*
+ * Data arrived: the QP's receive path takes it once the connection runs,
+ * else the endpoint's work handler (start-up frames).
+ * Context: softirq or process context, socket locked.
+ */
+static void cm_sk_data_ready(struct sock *sk)
+{
+	struct iwtcp_cep *cep;
+
+	read_lock_bh(&sk->sk_callback_lock);
+	cep = sk->sk_user_data;
+	if (cep && cep->dp)
+		iwtcp_qp_rx(cep->qp, sk);
+	else if (cep)
+		cep_queue(cep);
+	read_unlock_bh(&sk->sk_callback_lock);
+}
+
+/* TCP has room again: the QP's transmitter goes on. */
+static void cm_sk_write_space(struct sock *sk)
+{
+	struct iwtcp_cep *cep;
+
+	read_lock_bh(&sk->sk_callback_lock);
+	cep = sk->sk_user_data;
+	if (cep && cep->dp)
+		iwtcp_qp_tx_kick(cep->qp);
+	read_unlock_bh(&sk->sk_callback_lock);
+}
+
+/*
  * The listening socket's callback. Children of the listener inherit it
  * and sk_user_data with it, also children that TCP orphans when the
  * listener closes and that live on after the endpoint is freed: so the
@@ -236,9 +276,12 @@ static void cep_attach_sock(struct iwtcp_cep *cep, struct socket *sock,
 				       sk->sk_data_ready;
 	cep->saved_state_change = from ? from->saved_state_change :
 					 sk->sk_state_change;
+	cep->saved_write_space = sk->sk_write_space;
 	sk->sk_user_data = cep;
-	sk->sk_data_ready = cep->is_listener ? cm_listen_event : cm_sk_event;
-	sk->sk_state_change = sk->sk_data_ready;
+	sk->sk_data_ready = cep->is_listener ? cm_listen_event :
+					       cm_sk_data_ready;
+	sk->sk_state_change = cep->is_listener ? cm_listen_event :
+						 cm_sk_event;
 	write_unlock_bh(&sk->sk_callback_lock);
 }
 
@@ -251,6 +294,8 @@ static void cep_detach_sock(struct iwtcp_cep *cep)
 	sk->sk_user_data = NULL;
 	sk->sk_data_ready = cep->saved_data_ready;
 	sk->sk_state_change = cep->saved_state_change;
+	sk->sk_write_space = cep->saved_write_space;
+	cep->dp = false;
 	write_unlock_bh(&sk->sk_callback_lock);
 	cep_put(cep);
 }
@@ -426,14 +471,10 @@ static int cep_send_frame(struct iwtcp_cep *cep, enum iwtcp_mpa_frame_type t,
 /* The first FPDU, framed as negotiated (RFC 5044 4): an RTR or a TERM. */
 static int cep_send_fpdu(struct iwtcp_cep *cep, const void *ulpdu, u32 len)
 {
-	struct iwtcp_fpdu_stream st = {
-		.markers = cep->result.markers_tx,
-		.crc = cep->result.crc,
-	};
 	u8 buf[2 * CM_RTR_WIRE_MAX];
 	int wire;
 
-	wire = iwtcp_fpdu_build(&st, ulpdu, len, buf, sizeof(buf));
+	wire = iwtcp_fpdu_build(&cep->tx_st, ulpdu, len, buf, sizeof(buf));
 	if (wire < 0)
 		return wire;
 	return cep_send(cep, buf, wire);
@@ -462,6 +503,50 @@ static void cep_send_term(struct iwtcp_cep *cep, u8 ecode)
 		cep_send_fpdu(cep, ulpdu, len);
 	ibdev_dbg(&cep->dev->base_dev, "CEP %u: TERM LLP/MPA/%#x\n", cep->id,
 		  ecode);
+}
+
+/* RFC 5044 4.3: full operation starts, markers count from here. */
+static void cep_streams_init(struct iwtcp_cep *cep)
+{
+	cep->tx_st = (struct iwtcp_fpdu_stream){
+		.markers = cep->result.markers_tx,
+		.crc = cep->result.crc,
+	};
+	cep->rx_st = (struct iwtcp_fpdu_stream){
+		.markers = cep->result.markers_rx,
+		.crc = cep->result.crc,
+	};
+}
+
+/*
+ * Hand the connection to the QP: it enters RTS, and its data path takes
+ * the socket's data and write-space callbacks, then looks at what
+ * arrived already.
+ */
+static int cep_start_data_path(struct iwtcp_cep *cep, u8 rtr_sent,
+			       u8 rtr_recv)
+{
+	struct sock *sk = cep->sock->sk;
+	struct iwtcp_qp_conn conn = {
+		.sk = sk,
+		.ird = cep->result.ird,
+		.ord = cep->result.ord,
+		.tx_st = cep->tx_st,
+		.rx_st = cep->rx_st,
+		.rtr_sent = rtr_sent,
+		.rtr_recv = rtr_recv,
+	};
+	int rv = iwtcp_qp_connected(cep->qp, cep, &conn);
+
+	if (rv)
+		return rv;
+	write_lock_bh(&sk->sk_callback_lock);
+	cep->dp = true;
+	sk->sk_write_space = cm_sk_write_space;
+	write_unlock_bh(&sk->sk_callback_lock);
+	iwtcp_qp_rx_start(cep->qp);
+	iwtcp_qp_tx_kick(cep->qp);
+	return 0;
 }
 
 static int cep_settings(struct iwtcp_cep *cep, u32 ird, u32 ord)
@@ -689,20 +774,14 @@ static void responder_got_request(struct iwtcp_cep *cep)
 /* RFC 6581 9.2-9.3: the initiator's first FPDU must be a negotiated RTR. */
 static void responder_got_rtr(struct iwtcp_cep *cep)
 {
-	struct iwtcp_fpdu_stream st = {
-		.markers = cep->result.markers_rx,
-		.crc = cep->result.crc,
-	};
 	struct iwtcp_rdmap_term term;
 	u8 ulpdu[CM_RTR_WIRE_MAX];
 	u32 ulpdu_len;
 	u8 rtr;
 	int rv;
 
-	rv = iwtcp_fpdu_parse(&st, cep->rx, cep->rx_len, ulpdu, sizeof(ulpdu),
-			      &ulpdu_len);
-	if (rv == -EAGAIN && cep->rx_len < CM_RTR_WIRE_MAX)
-		return;
+	rv = iwtcp_fpdu_parse(&cep->rx_st, cep->rx, cep->rx_len, ulpdu,
+			      sizeof(ulpdu), &ulpdu_len);
 	rtr = rv < 0 ? 0 : iwtcp_rdmap_rtr_type(ulpdu, ulpdu_len);
 	if (!rtr && rv > 0 && !iwtcp_rdmap_parse_term(ulpdu, ulpdu_len, &term)) {
 		/* The initiator gave up on the negotiation and says why. */
@@ -720,28 +799,49 @@ static void responder_got_rtr(struct iwtcp_cep *cep)
 		cep_close_accepted(cep, -ECONNRESET);
 		return;
 	}
+	rv = cep_start_data_path(cep, 0, rtr);
+	if (rv) {
+		cep_send_term(cep, IWTCP_TERM_MPA_CATASTROPHIC);
+		cep_close_accepted(cep, rv);
+		return;
+	}
 	cep_established(cep, IW_CM_EVENT_ESTABLISHED, NULL, 0);
 }
 
+/*
+ * Receive exactly the first FPDU: its length field first, then the rest,
+ * so that FPDUs sent right after it stay in the socket for the QP.
+ */
 static void responder_recv_rtr(struct iwtcp_cep *cep)
 {
-	struct msghdr msg = { .msg_flags = MSG_DONTWAIT };
-	struct kvec vec = {
-		.iov_base = cep->rx + cep->rx_len,
-		.iov_len = CM_RTR_WIRE_MAX - cep->rx_len,
-	};
+	u32 hdr = (cep->rx_st.markers ? IWTCP_MPA_MARKER_SIZE : 0) +
+		  sizeof(struct iwtcp_mpa_fpdu_hdr);
+	struct iwtcp_fpdu_layout l = { .wire_len = 0 };
+	__be16 ulpdu_len;
 	int rv;
 
-	/* The RTR is alone on the wire: the initiator waits for our data. */
-	rv = kernel_recvmsg(cep->sock, &msg, &vec, 1, vec.iov_len,
-			    MSG_DONTWAIT);
+	rv = cep_recv(cep, hdr);
+	if (!rv) {
+		memcpy(&ulpdu_len, cep->rx + hdr - sizeof(ulpdu_len),
+		       sizeof(ulpdu_len));
+		l.wire_len = iwtcp_fpdu_len(be16_to_cpu(ulpdu_len));
+		if (cep->rx_st.markers &&
+		    iwtcp_fpdu_markers(0, l.wire_len, &l))
+			l.wire_len = U32_MAX;
+		/* No RTR or TERMINATE is that long. */
+		if (l.wire_len > CM_RTR_WIRE_MAX) {
+			cep_send_term(cep, IWTCP_TERM_MPA_NO_RTR);
+			cep_close_accepted(cep, -ECONNRESET);
+			return;
+		}
+		rv = cep_recv(cep, l.wire_len);
+	}
 	if (rv == -EAGAIN)
 		return;
-	if (rv <= 0) {
+	if (rv) {
 		cep_close_accepted(cep, -ECONNRESET);
 		return;
 	}
-	cep->rx_len += rv;
 	responder_got_rtr(cep);
 }
 
@@ -799,11 +899,13 @@ static void initiator_got_reply(struct iwtcp_cep *cep)
 	}
 	if (!rv && rep.pd_len > U8_MAX)
 		rv = -EMSGSIZE;
-	if (!rv)
-		rv = iwtcp_qp_connected(cep->qp, cep, cep->result.ird,
-					cep->result.ord);
+	cep_streams_init(cep);
+	/* RFC 6581 9.2: the RTR is the first FPDU; the QP's follow it */
 	if (!rv && cep->result.p2p)
 		rv = initiator_send_rtr(cep);
+	if (!rv)
+		rv = cep_start_data_path(cep, cep->result.p2p ?
+					 cep->result.rtr : 0, 0);
 	if (rv) {
 		/* RFC 6581 9.3: a local error without its own code is 0x05 */
 		cep_send_term(cep, cep->result.term ?:
@@ -848,8 +950,8 @@ static void cep_established_work(struct iwtcp_cep *cep)
 		cep_close(cep, IW_CM_EVENT_CLOSE, 0);
 		return;
 	}
-	/* Without a data path an inbound FPDU cannot be served. */
-	if (cep_sock_error(cep) || skb_queue_len(&cep->sock->sk->sk_receive_queue)) {
+	/* The peer closed or reset the connection. */
+	if (cep_sock_error(cep)) {
 		cep_event(cep, IW_CM_EVENT_DISCONNECT, 0, NULL, 0);
 		cep_close(cep, IW_CM_EVENT_CLOSE, 0);
 	}
@@ -1080,17 +1182,21 @@ static int cm_accept_locked(struct iwtcp_cep *cep, struct iw_cm_id *cm_id,
 		return neg;
 	rep.pd = param->private_data;
 	rep.pd_len = param->private_data_len;
+	cep_streams_init(cep);
 	rv = iwtcp_qp_bind_cep(qp, cep);
-	if (!rv && !neg)
-		rv = iwtcp_qp_connected(qp, cep, cep->result.ird,
-					cep->result.ord);
 	if (!rv)
 		rv = cep_send_frame(cep, IWTCP_MPA_REPLY, &rep);
 	if (!rv && neg) {
 		/* RFC 6581 9.1/9.3: the Reject goes out, then the TERM. */
 		cep_send_term(cep, cep->result.term ?:
 			      IWTCP_TERM_MPA_CATASTROPHIC);
-		rv = neg;
+		return neg;
+	}
+	/* Without an RTR the initiator may send right after the Reply. */
+	if (!rv && !cep->result.p2p) {
+		rv = cep_start_data_path(cep, 0, 0);
+		if (rv)
+			cep_send_term(cep, IWTCP_TERM_MPA_CATASTROPHIC);
 	}
 	return rv;
 }

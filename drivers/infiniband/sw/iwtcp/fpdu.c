@@ -186,11 +186,18 @@ __le32 iwtcp_fpdu_crc(const void *p, unsigned int len)
 							  p, len));
 }
 
-/*
- * Wire offset of content octet @c, and in @run the octets from there to
- * the next marker (U32_MAX if none follows).
+/**
+ * iwtcp_fpdu_wire_off() - where an FPDU content octet is on the wire
+ * @l: the FPDU's layout (iwtcp_fpdu_markers(), or zeroed but for
+ *	@wire_len without markers)
+ * @c: content octet: 0 is the first octet of ULPDU_Length
+ * @run: set to the octets from there to the next marker, U32_MAX if
+ *	none follows
+ *
+ * Context: Any context.
+ * Return: the wire offset of @c from the FPDU's first octet (RFC 5044 4.3).
  */
-static u32 wire_off(const struct iwtcp_fpdu_layout *l, u32 c, u32 *run)
+u32 iwtcp_fpdu_wire_off(const struct iwtcp_fpdu_layout *l, u32 c, u32 *run)
 {
 	u32 w = l->hdr_off + c;
 	u32 i = l->hdr_off ? 1 : 0;
@@ -212,7 +219,7 @@ static void to_wire(u8 *wire, const struct iwtcp_fpdu_layout *l, u32 c,
 	u32 run, w, k;
 
 	while (n) {
-		w = wire_off(l, c, &run);
+		w = iwtcp_fpdu_wire_off(l, c, &run);
 		k = min(n, run);
 		if (src)
 			memcpy(wire + w, src, k);
@@ -231,7 +238,7 @@ static void from_wire(const u8 *wire, const struct iwtcp_fpdu_layout *l,
 	u32 run, w, k;
 
 	while (n) {
-		w = wire_off(l, c, &run);
+		w = iwtcp_fpdu_wire_off(l, c, &run);
 		k = min(n, run);
 		memcpy(dst, wire + w, k);
 		c += k;

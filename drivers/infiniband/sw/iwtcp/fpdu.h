@@ -46,6 +46,7 @@ u32 iwtcp_fpdu_mulpdu(u32 emss, bool markers);
 int iwtcp_fpdu_markers(u32 stream_off, u32 fpdu_len,
 		       struct iwtcp_fpdu_layout *l);
 u16 iwtcp_fpdu_marker_ptr(const struct iwtcp_fpdu_layout *l, u32 i);
+u32 iwtcp_fpdu_wire_off(const struct iwtcp_fpdu_layout *l, u32 c, u32 *run);
 u32 iwtcp_fpdu_crc_update(u32 crc, const void *p, unsigned int len);
 __le32 iwtcp_fpdu_crc_final(u32 crc);
 __le32 iwtcp_fpdu_crc(const void *p, unsigned int len);

@@ -18,6 +18,7 @@
 #include <rdma/siw-abi.h>
 
 #include "mpa.h"
+#include "rdmap.h"
 
 /**
  * enum iwtcp_limit - limits advertised by query_device and enforced
@@ -177,6 +178,8 @@ struct iwtcp_srq {
 };
 
 struct iwtcp_cep;
+struct iwtcp_tx;
+struct iwtcp_rx;
 
 /**
  * enum iwtcp_qp_state - QP states of the RDMAC/iWARP verbs
@@ -197,15 +200,73 @@ enum iwtcp_qp_state {
 };
 
 /**
+ * struct iwtcp_sq_slot - what the driver keeps of one SQ element while
+ *	it is being executed, so that completions leave in posting order
+ * @id: work request id
+ * @bytes: octets of the message
+ * @opcode: &enum siw_opcode
+ * @status: &enum siw_wc_status once @done
+ * @signalled: a successful completion is reported
+ * @done: executed (sent, or its Read Response arrived)
+ */
+struct iwtcp_sq_slot {
+	u64 id;
+	u32 bytes;
+	u8 opcode;
+	u8 status;
+	bool signalled;
+	bool done;
+};
+
+/**
+ * struct iwtcp_orq_entry - one outbound RDMA Read (RFC 5040 5.1, ORD)
+ * @sq_idx: the SQ index it completes; IWTCP_ORQ_RTR for the Read RTR
+ * @sink_stag: local STag the Read Response must target
+ * @sink_to: its tagged offset, octets
+ * @len: octets requested
+ * @got: octets of Read Response placed so far
+ * @inval: invalidate @sink_stag when complete (Read with local invalidate)
+ */
+struct iwtcp_orq_entry {
+	u32 sq_idx;
+	u32 sink_stag;
+	u64 sink_to;
+	u32 len;
+	u32 got;
+	bool inval;
+};
+
+#define IWTCP_ORQ_RTR U32_MAX
+
+struct iwtcp_mr;
+
+/**
+ * struct iwtcp_irq_entry - one inbound RDMA Read Request (RFC 5040 5.1,
+ *	IRD), checked, waiting for its Read Response
+ * @src: source MR with a reference, or NULL for a zero-length read
+ * @src_to: source tagged offset, octets
+ * @sink_stag: the peer's STag the response targets
+ * @sink_to: its tagged offset, octets
+ * @len: octets to send
+ */
+struct iwtcp_irq_entry {
+	struct iwtcp_mr *src;
+	u64 src_to;
+	u32 sink_stag;
+	u64 sink_to;
+	u32 len;
+};
+
+/**
  * struct iwtcp_qp - reliable connected queue pair
  * @base_qp: RDMA core QP; the core frees it after destroy_qp returns
- * @ref: references: creation (dropped by destroy_qp), iw_cm (iw_add_ref)
- *	and lookups by QP number (iwtcp_qp_get_by_qpn())
+ * @ref: references: creation (dropped by destroy_qp), iw_cm (iw_add_ref),
+ *	lookups by QP number, and the queued transmit work
  * @released: completed by the last put; destroy_qp waits for it
  * @state_lock: serialises state transitions (taken with irqsave)
  * @state: current state; written under @state_lock, read with READ_ONCE
  * @ib_state: the IB state last set by modify_qp (RESET, INIT, RTR, ...)
- * @sq_lock: serialises the send queue (post_send, flush, transmit)
+ * @sq_lock: serialises the send queue (post_send, flush, completion)
  * @rq_lock: serialises the receive queue (post_recv, flush, receive)
  * @sq: &struct siw_sqe elements
  * @rq: &struct siw_rqe elements; unused when @srq is set
@@ -219,6 +280,28 @@ enum iwtcp_qp_state {
  * @access: remote access rights granted by modify_qp (IB_ACCESS_REMOTE_*)
  * @cep: the connection endpoint, with a reference, from connect or accept
  *	until the connection ends (under @state_lock)
+ * @sq_slots: one per @sq element (qp_tx.c)
+ * @sq_tx: next SQ index to execute; elements from sq.get up to here are
+ *	executing or done (under @sq_lock)
+ * @sk: the connection's TCP socket, held (sock_hold) from the moment the
+ *	QP enters RTS until it is destroyed; the endpoint owns the socket
+ * @tx: transmit state, owned by the holder of @tx_mutex (qp_tx.c)
+ * @tx_mutex: one transmitter at a time
+ * @tx_work: runs the transmitter; holds a QP reference while queued
+ * @rx: receive state, owned by the holder of the socket lock (qp_rx.c)
+ * @orq_lock: serialises @orq between transmit and receive
+ * @orq: outstanding outbound Reads, @ord (at least 1) of them
+ * @orq_size: entries in @orq
+ * @orq_put: producer index (transmit)
+ * @orq_get: consumer index (receive)
+ * @irq_lock: serialises @irq between receive and transmit
+ * @irq: inbound Read Requests, @ird (at least 1) of them
+ * @irq_size: entries in @irq
+ * @irq_put: producer index (receive)
+ * @irq_get: consumer index (transmit)
+ * @term: the TERMINATE to send, valid in IWTCP_QP_TERMINATE (set under
+ *	@state_lock by whoever moved the QP there)
+ * @term_status: completion status for the oldest outstanding work
  */
 struct iwtcp_qp {
 	struct ib_qp base_qp;
@@ -243,6 +326,28 @@ struct iwtcp_qp {
 	u32 ird;
 	int access;
 	struct iwtcp_cep *cep;
+	struct iwtcp_sq_slot *sq_slots;
+	u32 sq_tx;
+	struct sock *sk;
+	struct iwtcp_tx *tx;
+	/* one transmitter at a time */
+	struct mutex tx_mutex;
+	struct work_struct tx_work;
+	struct iwtcp_rx *rx;
+	/* serialises the ORQ */
+	spinlock_t orq_lock;
+	struct iwtcp_orq_entry *orq;
+	u32 orq_size;
+	u32 orq_put;
+	u32 orq_get;
+	/* serialises the IRQ */
+	spinlock_t irq_lock;
+	struct iwtcp_irq_entry *irq;
+	u32 irq_size;
+	u32 irq_put;
+	u32 irq_get;
+	struct iwtcp_rdmap_term term;
+	u8 term_status;
 };
 
 /**
@@ -263,11 +368,17 @@ enum iwtcp_mr_type {
  * @ref: references: creation (dropped by dereg_mr) and data path lookups
  * @released: completed by the last put; dereg_mr waits for it
  * @type: what backs the region
- * @valid: STag valid; fast-registration MRs start invalid
+ * @valid: STag valid; fast-registration MRs start invalid (READ_ONCE)
+ * @access: IB_ACCESS_* rights granted at registration or fast
+ *	registration
  * @umem: pinned user pages (%IWTCP_MR_USER)
- * @pages: page addresses (%IWTCP_MR_FAST), @max_pages of them
+ * @upages: the pages of @umem in order, @nupages of them
+ * @nupages: see @upages
+ * @pages: page addresses (%IWTCP_MR_FAST), @max_pages of them; kernel
+ *	virtual addresses, since the device uses virtual DMA
  * @npages: pages currently mapped by map_mr_sg
  * @max_pages: size of @pages
+ * @rcu: frees the struct after lookups that may still see it
  */
 struct iwtcp_mr {
 	struct ib_mr base_mr;
@@ -275,10 +386,14 @@ struct iwtcp_mr {
 	struct completion released;
 	enum iwtcp_mr_type type;
 	bool valid;
+	int access;
 	struct ib_umem *umem;
+	struct page **upages;
+	unsigned long nupages;
 	u64 *pages;
 	u32 npages;
 	u32 max_pages;
+	struct rcu_head rcu;
 };
 
 static inline struct iwtcp_device *to_iwtcp_dev(struct ib_device *base_dev)

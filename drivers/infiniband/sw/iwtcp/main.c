@@ -28,6 +28,7 @@
 #include "cq.h"
 #include "mem.h"
 #include "qp.h"
+#include "qp_dp.h"
 #include "ring.h"
 #include "settings.h"
 #include "srq.h"
@@ -321,9 +322,12 @@ static int __init iwtcp_init(void)
 {
 	int rv;
 
-	rv = iwtcp_cm_init();
+	rv = iwtcp_qp_tx_wq_init();
 	if (rv)
 		return rv;
+	rv = iwtcp_cm_init();
+	if (rv)
+		goto err_tx_exit;
 	rv = ib_register_client(&iwtcp_client);
 	if (rv)
 		goto err_cm_exit;
@@ -338,6 +342,8 @@ err_unregister_client:
 	ib_unregister_client(&iwtcp_client);
 err_cm_exit:
 	iwtcp_cm_exit();
+err_tx_exit:
+	iwtcp_qp_tx_wq_exit();
 	return rv;
 }
 
@@ -348,6 +354,7 @@ static void __exit iwtcp_exit(void)
 	ib_unregister_driver(RDMA_DRIVER_SIW);
 	ib_unregister_client(&iwtcp_client);
 	iwtcp_cm_exit();
+	iwtcp_qp_tx_wq_exit();
 	pr_info("unloaded\n");
 }
 

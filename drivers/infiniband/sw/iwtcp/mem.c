@@ -13,7 +13,11 @@
  * An MR is counted by @ref. Holders: the creation reference (dropped by
  * iwtcp_dereg_mr()) and data path lookups. Deregistration unpublishes the
  * STag index first, drops the creation reference and waits for @released,
- * then releases the pinned pages and frees the MR in process context.
+ * then releases the pinned pages in process context. Lookups
+ * (iwtcp_mem_get()) find the MR under RCU and take a reference only if
+ * the count is not zero yet, so the struct itself is freed after an RCU
+ * grace period. Data path references are short: one placement or one
+ * FPDU, or one inbound RDMA Read until its response is sent.
  */
 #include <linux/random.h>
 #include <linux/slab.h>
@@ -56,9 +60,11 @@ static struct iwtcp_mr *mem_alloc(struct iwtcp_device *dev,
 
 static void mem_free(struct iwtcp_device *dev, struct iwtcp_mr *mr)
 {
+	kvfree(mr->upages);
 	ib_umem_release(mr->umem);
 	kfree(mr->pages);
-	kfree(mr);
+	/* iwtcp_mem_get() may still read the struct under RCU */
+	kfree_rcu(mr, rcu);
 	iwtcp_count_put(&dev->num_mr);
 }
 
@@ -110,8 +116,28 @@ struct ib_mr *iwtcp_get_dma_mr(struct ib_pd *pd, int access)
 	if (IS_ERR(mr))
 		return ERR_CAST(mr);
 	mr->valid = true;
+	mr->access = access;
 	mr->base_mr.length = U64_MAX;
 	return mem_finish(pd, mr);
+}
+
+/* The pinned pages in order, for placement by offset (mem_page()). */
+static int mem_user_pages(struct iwtcp_mr *mr)
+{
+	struct sg_page_iter iter;
+	unsigned long i = 0;
+
+	mr->nupages = ib_umem_num_pages(mr->umem);
+	mr->upages = kvmalloc_array(mr->nupages, sizeof(*mr->upages),
+				    GFP_KERNEL);
+	if (!mr->upages)
+		return -ENOMEM;
+	for_each_sgtable_page(&mr->umem->sgt_append.sgt, &iter, 0) {
+		if (i == mr->nupages)
+			break;
+		mr->upages[i++] = sg_page_iter_page(&iter);
+	}
+	return i == mr->nupages ? 0 : -EFAULT;
 }
 
 static int mem_respond(struct iwtcp_mr *mr, struct ib_udata *udata)
@@ -164,7 +190,13 @@ struct ib_mr *iwtcp_reg_user_mr(struct ib_pd *pd, u64 start, u64 length,
 		mem_free(dev, mr);
 		return ERR_PTR(rv);
 	}
+	rv = mem_user_pages(mr);
+	if (rv) {
+		mem_free(dev, mr);
+		return ERR_PTR(rv);
+	}
 	mr->valid = true;
+	mr->access = access;
 	mr->base_mr.iova = virt_addr;
 	mr->base_mr.length = length;
 	rv = mem_publish(dev, mr);
@@ -270,4 +302,196 @@ int iwtcp_dereg_mr(struct ib_mr *base_mr, struct ib_udata *udata)
 	mem_free(dev, mr);
 	ibdev_dbg(&dev->base_dev, "MR %#x destroyed\n", stag);
 	return 0;
+}
+
+/**
+ * iwtcp_mem_get() - look an STag up for the data path
+ * @dev: the device
+ * @stag: STag from a work request (lkey) or from the wire (RFC 5040 2.1)
+ *
+ * Context: any context.
+ * Return: the MR with a reference (drop it with iwtcp_mem_put()), or NULL
+ * if no MR has this STag (index and key).
+ */
+struct iwtcp_mr *iwtcp_mem_get(struct iwtcp_device *dev, u32 stag)
+{
+	struct iwtcp_mr *mr;
+
+	rcu_read_lock();
+	mr = xa_load(&dev->mem_xa, stag >> 8);
+	if (mr && (READ_ONCE(mr->base_mr.lkey) != stag ||
+		   !kref_get_unless_zero(&mr->ref)))
+		mr = NULL;
+	rcu_read_unlock();
+	return mr;
+}
+
+/**
+ * iwtcp_mem_put() - drop a reference from iwtcp_mem_get()
+ * @mr: the MR
+ *
+ * Context: any context (dereg_mr waits for this put and frees).
+ */
+void iwtcp_mem_put(struct iwtcp_mr *mr)
+{
+	kref_put(&mr->ref, mem_release);
+}
+
+/**
+ * iwtcp_mem_check() - may @len octets at @addr of @mr be used so?
+ * @mr: MR from iwtcp_mem_get()
+ * @pd: the PD of the QP using it
+ * @access: IB_ACCESS_* rights needed; 0 for a local read
+ * @addr: first octet: tagged offset (RFC 5040 TO) or local address
+ * @len: octets; 0 checks only validity, PD and rights
+ *
+ * The checks of RFC 5040 7.2 (and RFC 5041 7.1, tagged) in their order:
+ * STag valid, same PD (the STag belongs to this stream), rights, bounds.
+ *
+ * Context: any context.
+ * Return: 0; -ENOENT invalid STag; -EPERM another PD; -EACCES missing
+ * rights; -ERANGE outside the region or wrapping.
+ */
+int iwtcp_mem_check(struct iwtcp_mr *mr, struct ib_pd *pd, int access,
+		    u64 addr, u64 len)
+{
+	u64 base = READ_ONCE(mr->base_mr.iova);
+	u64 size = READ_ONCE(mr->base_mr.length);
+
+	if (!READ_ONCE(mr->valid))
+		return -ENOENT;
+	if (mr->base_mr.pd != pd)
+		return -EPERM;
+	if ((READ_ONCE(mr->access) & access) != access)
+		return -EACCES;
+	if (!len)
+		return 0;
+	if (addr + len < addr || addr < base || addr - base > size ||
+	    len > size - (addr - base))
+		return -ERANGE;
+	return 0;
+}
+
+/* The page and offset of @addr, and octets to the page's end. */
+static struct page *mem_page(struct iwtcp_mr *mr, u64 addr, u32 *off,
+			     u32 *room)
+{
+	u64 rel = addr - mr->base_mr.iova;
+	unsigned long va;
+
+	switch (mr->type) {
+	case IWTCP_MR_USER:
+		rel += ib_umem_offset(mr->umem);
+		if (rel >> PAGE_SHIFT >= mr->nupages)
+			return NULL;
+		*off = offset_in_page(rel);
+		*room = PAGE_SIZE - *off;
+		return mr->upages[rel >> PAGE_SHIFT];
+	case IWTCP_MR_FAST:
+		/* ib_sg_to_pages(): pages of page_size from iova's page */
+		rel += mr->base_mr.iova & (mr->base_mr.page_size - 1);
+		if (rel / mr->base_mr.page_size >= mr->npages)
+			return NULL;
+		va = mr->pages[rel / mr->base_mr.page_size] +
+		     rel % mr->base_mr.page_size;
+		break;
+	default:
+		va = addr;
+		break;
+	}
+	*off = offset_in_page(va);
+	*room = PAGE_SIZE - *off;
+	return virt_to_page((void *)va);
+}
+
+/**
+ * iwtcp_mem_walk() - visit the pages behind a checked range of an MR
+ * @mr: MR from iwtcp_mem_get(), range checked with iwtcp_mem_check()
+ * @addr: first octet (tagged offset or local address)
+ * @len: octets
+ * @fn: called with each page, the offset in it and the octets there, in
+ *	order; a non-zero return stops the walk and is returned
+ * @arg: passed to @fn
+ *
+ * Context: any context; @fn decides how to map the page.
+ * Return: 0, -EFAULT if the MR does not back the range, or @fn's value.
+ */
+int iwtcp_mem_walk(struct iwtcp_mr *mr, u64 addr, u32 len,
+		   iwtcp_mem_fn fn, void *arg)
+{
+	struct page *page;
+	u32 off, room, n;
+	int rv;
+
+	while (len) {
+		page = mem_page(mr, addr, &off, &room);
+		if (!page)
+			return -EFAULT;
+		n = min(len, room);
+		rv = fn(arg, page, off, n);
+		if (rv)
+			return rv;
+		addr += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/**
+ * iwtcp_mem_fast_reg() - execute IB_WR_REG_MR: validate a fast MR
+ * @pd: PD of the QP the work request was posted to
+ * @base_mr: the MR, mapped with map_mr_sg
+ * @key: new STag, whose index must be the MR's
+ * @access: IB_ACCESS_* rights to grant
+ *
+ * Context: any context.
+ * Return: 0, or -EINVAL (not a fast MR of this PD, index changed, still
+ * valid).
+ */
+int iwtcp_mem_fast_reg(struct ib_pd *pd, struct ib_mr *base_mr, u32 key,
+		       int access)
+{
+	struct iwtcp_mr *mr = to_iwtcp_mr(base_mr);
+
+	if (mr->type != IWTCP_MR_FAST || base_mr->pd != pd ||
+	    (key >> 8) != (base_mr->lkey >> 8) || READ_ONCE(mr->valid))
+		return -EINVAL;
+	WRITE_ONCE(mr->access, access);
+	WRITE_ONCE(base_mr->lkey, key);
+	WRITE_ONCE(base_mr->rkey, key);
+	/* Publish the new mapping with the valid flag. */
+	smp_store_release(&mr->valid, true);
+	return 0;
+}
+
+/**
+ * iwtcp_mem_invalidate() - invalidate an STag (RFC 5040 5.3, local or
+ *	by Send with Invalidate)
+ * @dev: the device
+ * @pd: PD of the QP asking
+ * @stag: the STag
+ *
+ * Only fast-registration STags can be invalidated.
+ *
+ * Context: any context.
+ * Return: 0, -ENOENT (no such valid STag), -EPERM (other PD), -EINVAL
+ * (not invalidatable).
+ */
+int iwtcp_mem_invalidate(struct iwtcp_device *dev, struct ib_pd *pd, u32 stag)
+{
+	struct iwtcp_mr *mr = iwtcp_mem_get(dev, stag);
+	int rv = 0;
+
+	if (!mr)
+		return -ENOENT;
+	if (mr->base_mr.pd != pd)
+		rv = -EPERM;
+	else if (mr->type != IWTCP_MR_FAST)
+		rv = -EINVAL;
+	else if (!READ_ONCE(mr->valid))
+		rv = -ENOENT;
+	else
+		WRITE_ONCE(mr->valid, false);
+	iwtcp_mem_put(mr);
+	return rv;
 }

@@ -14,4 +14,18 @@ int iwtcp_map_mr_sg(struct ib_mr *base_mr, struct scatterlist *sg,
 		    int sg_nents, unsigned int *sg_offset);
 int iwtcp_dereg_mr(struct ib_mr *base_mr, struct ib_udata *udata);
 
+/* Called by iwtcp_mem_walk() for each page piece; non-zero stops. */
+typedef int (*iwtcp_mem_fn)(void *arg, struct page *page, u32 off, u32 len);
+
+struct iwtcp_mr *iwtcp_mem_get(struct iwtcp_device *dev, u32 stag);
+void iwtcp_mem_put(struct iwtcp_mr *mr);
+int iwtcp_mem_check(struct iwtcp_mr *mr, struct ib_pd *pd, int access,
+		    u64 addr, u64 len);
+int iwtcp_mem_walk(struct iwtcp_mr *mr, u64 addr, u32 len,
+		   iwtcp_mem_fn fn, void *arg);
+int iwtcp_mem_fast_reg(struct ib_pd *pd, struct ib_mr *base_mr, u32 key,
+		       int access);
+int iwtcp_mem_invalidate(struct iwtcp_device *dev, struct ib_pd *pd,
+			 u32 stag);
+
 #endif /* IWTCP_MEM_H */

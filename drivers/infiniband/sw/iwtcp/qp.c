@@ -28,8 +28,12 @@
 #include <linux/sched/signal.h>
 #include <rdma/uverbs_ioctl.h>
 
+#include <net/sock.h>
+
 #include "qp.h"
+#include "qp_dp.h"
 #include "cm.h"
+#include "mem.h"
 #include "cq.h"
 #include "ring.h"
 
@@ -109,6 +113,10 @@ static void qp_init(struct iwtcp_qp *qp, struct ib_qp_init_attr *attr)
 	spin_lock_init(&qp->state_lock);
 	spin_lock_init(&qp->sq_lock);
 	spin_lock_init(&qp->rq_lock);
+	spin_lock_init(&qp->orq_lock);
+	spin_lock_init(&qp->irq_lock);
+	mutex_init(&qp->tx_mutex);
+	INIT_WORK(&qp->tx_work, iwtcp_qp_tx_work);
 	qp->state = IWTCP_QP_IDLE;
 	qp->ib_state = IB_QPS_RESET;
 	qp->srq = attr->srq ? to_iwtcp_srq(attr->srq) : NULL;
@@ -154,6 +162,12 @@ int iwtcp_create_qp(struct ib_qp *base_qp, struct ib_qp_init_attr *attr,
 	rv = qp_create_rings(qp, attr, udata, &uresp);
 	if (rv)
 		goto err_uncount;
+	qp->sq_slots = kvcalloc(qp->sq.size, sizeof(*qp->sq_slots),
+				GFP_KERNEL);
+	if (!qp->sq_slots) {
+		rv = -ENOMEM;
+		goto err_destroy_rings;
+	}
 	rv = xa_alloc(&dev->qp_xa, &qpn, NULL, XA_LIMIT(1, IWTCP_QPN_MAX),
 		      GFP_KERNEL);
 	if (rv)
@@ -175,11 +189,24 @@ int iwtcp_create_qp(struct ib_qp *base_qp, struct ib_qp_init_attr *attr,
 err_free_qpn:
 	xa_erase(&dev->qp_xa, qpn);
 err_destroy_rings:
+	kvfree(qp->sq_slots);
 	iwtcp_ring_destroy(&qp->rq);
 	iwtcp_ring_destroy(&qp->sq);
 err_uncount:
 	iwtcp_count_put(&dev->num_qp);
 	return rv;
+}
+
+static void qp_event(struct iwtcp_qp *qp, enum ib_event_type type)
+{
+	struct ib_event event = {
+		.device = qp->base_qp.device,
+		.element.qp = &qp->base_qp,
+		.event = type,
+	};
+
+	if (qp->base_qp.event_handler)
+		qp->base_qp.event_handler(&event, qp->base_qp.qp_context);
 }
 
 static u8 qp_flush_opcode(u8 opcode)
@@ -222,6 +249,43 @@ static bool qp_flush_ring(struct iwtcp_qp *qp, struct iwtcp_ring *ring,
 	return notify;
 }
 
+/*
+ * Complete the executing SQ elements (from sq.get to sq_tx): those done
+ * with their status (in order, as sq_retire() would), the oldest one
+ * not done with the status a TERMINATE gave it, the others flushed.
+ * Returns true if @cq must be notified.
+ */
+static bool qp_flush_executing(struct iwtcp_qp *qp, struct iwtcp_cq *cq)
+{
+	bool notify = false;
+	u8 first = qp->term_status;
+
+	while (qp->sq.get != qp->sq_tx) {
+		struct iwtcp_sq_slot *slot = iwtcp_sq_slot(qp, qp->sq.get);
+		struct siw_sqe *sqe = iwtcp_ring_slot(&qp->sq, sizeof(*sqe),
+						      qp->sq.get);
+		struct iwtcp_wc wc = {
+			.id = slot->id,
+			.qp = qp,
+			.bytes = slot->bytes,
+			.opcode = slot->opcode,
+			.status = slot->done ? slot->status : SIW_WC_WR_FLUSH_ERR,
+		};
+
+		if (!slot->done && first != SIW_WC_SUCCESS) {
+			wc.status = first;
+			first = SIW_WC_SUCCESS;
+		}
+		if ((slot->signalled || wc.status != SIW_WC_SUCCESS) &&
+		    iwtcp_cq_push(cq, &wc) > 0)
+			notify = true;
+		/* hand the element back after its fields were read */
+		smp_store_release(&sqe->flags, 0);
+		qp->sq.get++;
+	}
+	return notify;
+}
+
 static void qp_flush_sq(struct iwtcp_qp *qp)
 {
 	struct iwtcp_cq *cq = to_iwtcp_cq(qp->base_qp.send_cq);
@@ -229,10 +293,29 @@ static void qp_flush_sq(struct iwtcp_qp *qp)
 	bool notify;
 
 	spin_lock_irqsave(&qp->sq_lock, flags);
-	notify = qp_flush_ring(qp, &qp->sq, sizeof(struct siw_sqe), cq, false);
+	notify = qp_flush_executing(qp, cq);
+	notify |= qp_flush_ring(qp, &qp->sq, sizeof(struct siw_sqe), cq, false);
+	qp->sq_tx = qp->sq.get;
 	spin_unlock_irqrestore(&qp->sq_lock, flags);
 	if (notify)
 		iwtcp_cq_notify(cq);
+}
+
+/* Inbound Reads not yet answered hold MR references: drop them. */
+static void qp_flush_irq(struct iwtcp_qp *qp)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->irq_lock, flags);
+	while (qp->irq_get != qp->irq_put) {
+		struct iwtcp_irq_entry *e = &qp->irq[qp->irq_get++ %
+						      qp->irq_size];
+
+		if (e->src)
+			iwtcp_mem_put(e->src);
+		e->src = NULL;
+	}
+	spin_unlock_irqrestore(&qp->irq_lock, flags);
 }
 
 static void qp_flush_rq(struct iwtcp_qp *qp)
@@ -241,10 +324,11 @@ static void qp_flush_rq(struct iwtcp_qp *qp)
 	unsigned long flags;
 	bool notify;
 
-	if (qp->srq)
-		return;
 	spin_lock_irqsave(&qp->rq_lock, flags);
-	notify = qp_flush_ring(qp, &qp->rq, sizeof(struct siw_rqe), cq, true);
+	notify = iwtcp_qp_rx_flush(qp);
+	if (!qp->srq)
+		notify |= qp_flush_ring(qp, &qp->rq, sizeof(struct siw_rqe),
+					cq, true);
 	spin_unlock_irqrestore(&qp->rq_lock, flags);
 	if (notify)
 		iwtcp_cq_notify(cq);
@@ -332,8 +416,13 @@ static int qp_set_state(struct iwtcp_qp *qp, enum ib_qp_state target,
 	if (!rv) {
 		WRITE_ONCE(qp->state, next);
 		qp->ib_state = target;
-		/* Leaving RTS ends the connection (iw_cm_disconnect()). */
-		if (old == IWTCP_QP_RTS && next != old && qp->cep) {
+		/*
+		 * Leaving RTS ends the connection (iw_cm_disconnect()); after a
+		 * TERMINATE, entering ERROR does (the TERMINATE went out).
+		 */
+		if (((old == IWTCP_QP_RTS && next != IWTCP_QP_TERMINATE) ||
+		     (old == IWTCP_QP_TERMINATE && next == IWTCP_QP_ERROR)) &&
+		    next != old && qp->cep) {
 			closing = qp->cep;
 			iwtcp_cm_get(closing);
 		}
@@ -355,7 +444,11 @@ static int qp_set_state(struct iwtcp_qp *qp, enum ib_qp_state target,
 	if (next == IWTCP_QP_ERROR) {
 		qp_flush_sq(qp);
 		qp_flush_rq(qp);
+		qp_flush_irq(qp);
 	}
+	/* The transmitter sends a TERMINATE, or lets go of its buffers. */
+	if (next != old && qp->tx)
+		iwtcp_qp_tx_kick(qp);
 	return 0;
 }
 
@@ -444,6 +537,22 @@ int iwtcp_query_qp(struct ib_qp *base_qp, struct ib_qp_attr *attr,
 	return 0;
 }
 
+/* Free what a connection added. No other context reaches the QP now. */
+static void qp_free_data_path(struct iwtcp_qp *qp)
+{
+	iwtcp_qp_tx_free(qp);
+	kfree(qp->rx);
+	qp->rx = NULL;
+	if (qp->irq)
+		qp_flush_irq(qp);
+	kfree(qp->irq);
+	kfree(qp->orq);
+	kvfree(qp->sq_slots);
+	if (qp->sk)
+		sock_put(qp->sk);
+	mutex_destroy(&qp->tx_mutex);
+}
+
 /**
  * iwtcp_destroy_qp() - ib_device_ops.destroy_qp
  * @base_qp: the QP
@@ -471,6 +580,7 @@ int iwtcp_destroy_qp(struct ib_qp *base_qp, struct ib_udata *udata)
 	qp_set_state(qp, IB_QPS_ERR, NULL);
 	qp_put(qp);
 	wait_for_completion(&qp->released);
+	qp_free_data_path(qp);
 	iwtcp_ring_destroy(&qp->rq);
 	iwtcp_ring_destroy(&qp->sq);
 	iwtcp_count_put(&dev->num_qp);
@@ -514,35 +624,149 @@ static u8 qp_wr_opcode(enum ib_wr_opcode opcode)
 	}
 }
 
+/* A kernel work request as an SQ element (the siw layout). */
+static int qp_wr_to_sqe(struct iwtcp_qp *qp, const struct ib_send_wr *wr,
+			struct siw_sqe *sqe)
+{
+	u16 flags = SIW_WQE_VALID;
+	u32 i, bytes = 0;
+	u8 *inline_data;
+
+	if (wr->num_sge > qp->max_send_sge && !(wr->send_flags & IB_SEND_INLINE))
+		return -EINVAL;
+	sqe->id = wr->wr_id;
+	sqe->opcode = qp_wr_opcode(wr->opcode);
+	switch (wr->opcode) {
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_READ:
+	case IB_WR_RDMA_READ_WITH_INV:
+		sqe->raddr = rdma_wr(wr)->remote_addr;
+		sqe->rkey = rdma_wr(wr)->rkey;
+		if (wr->opcode != IB_WR_RDMA_WRITE && wr->num_sge > 1)
+			return -EINVAL;
+		break;
+	case IB_WR_SEND:
+		break;
+	case IB_WR_SEND_WITH_INV:
+	case IB_WR_LOCAL_INV:
+		sqe->rkey = wr->ex.invalidate_rkey;
+		break;
+	case IB_WR_REG_MR:
+		sqe->base_mr = (uintptr_t)reg_wr(wr)->mr;
+		sqe->rkey = reg_wr(wr)->key;
+		sqe->access = reg_wr(wr)->access;
+		break;
+	default:
+		return -EOPNOTSUPP;
+	}
+	if (wr->send_flags & IB_SEND_SIGNALED)
+		flags |= SIW_WQE_SIGNALLED;
+	if (wr->send_flags & IB_SEND_SOLICITED)
+		flags |= SIW_WQE_SOLICITED;
+	if (wr->send_flags & IB_SEND_FENCE)
+		flags |= SIW_WQE_READ_FENCE;
+	if (wr->opcode != IB_WR_REG_MR && (wr->send_flags & IB_SEND_INLINE) &&
+	    (wr->opcode == IB_WR_SEND || wr->opcode == IB_WR_RDMA_WRITE)) {
+		/* siw ABI: the octet count in sge[0], the data from sge[1] */
+		inline_data = (u8 *)&sqe->sge[1];
+		for (i = 0; i < wr->num_sge; i++) {
+			if (wr->sg_list[i].length > qp->max_inline - bytes)
+				return -EINVAL;
+			memcpy(inline_data + bytes,
+			       (void *)(uintptr_t)wr->sg_list[i].addr,
+			       wr->sg_list[i].length);
+			bytes += wr->sg_list[i].length;
+		}
+		sqe->sge[0].length = bytes;
+		sqe->num_sge = 1;
+		flags |= SIW_WQE_INLINE;
+	} else if (wr->opcode != IB_WR_REG_MR) {
+		sqe->num_sge = wr->num_sge;
+		for (i = 0; i < wr->num_sge; i++) {
+			sqe->sge[i].laddr = wr->sg_list[i].addr;
+			sqe->sge[i].length = wr->sg_list[i].length;
+			sqe->sge[i].lkey = wr->sg_list[i].lkey;
+		}
+	}
+	/* Publish the element to the transmitter only once it is complete. */
+	smp_store_release(&sqe->flags, flags);
+	return 0;
+}
+
+/* Queue kernel work requests on the SQ ring. */
+static int qp_post_kernel(struct iwtcp_qp *qp, const struct ib_send_wr *wr,
+			  const struct ib_send_wr **bad_wr)
+{
+	unsigned long flags;
+	int rv = 0;
+
+	spin_lock_irqsave(&qp->sq_lock, flags);
+	for (; wr; wr = wr->next) {
+		struct siw_sqe *sqe = iwtcp_ring_slot(&qp->sq, sizeof(*sqe),
+						      qp->sq.put);
+
+		if (READ_ONCE(qp->state) != IWTCP_QP_RTS) {
+			rv = -ENOTCONN;
+			break;
+		}
+		if (READ_ONCE(sqe->flags) & SIW_WQE_VALID) {
+			rv = -ENOMEM;
+			break;
+		}
+		rv = qp_wr_to_sqe(qp, wr, sqe);
+		if (rv)
+			break;
+		qp->sq.put++;
+	}
+	spin_unlock_irqrestore(&qp->sq_lock, flags);
+	if (rv)
+		*bad_wr = wr;
+	iwtcp_qp_tx_kick(qp);
+	return rv;
+}
+
 /**
  * iwtcp_post_send() - ib_device_ops.post_send
  * @base_qp: the QP
  * @wr: kernel work requests, or NULL: the libsiw doorbell of a user QP
  * @bad_wr: first work request not taken
  *
- * In ERROR every work request completes at once with a flush status (and
- * the doorbell flushes the user SQ). Data transfer in RTS is not part of
- * this driver yet: other states answer -ENOTCONN.
+ * In RTS kernel work requests go on the SQ ring and the transmitter is
+ * queued; the doorbell of a user QP runs the transmitter in the caller's
+ * context. In ERROR every work request completes at once with a flush
+ * status (and the doorbell flushes the user SQ). Other states answer
+ * -ENOTCONN.
  *
- * Context: any context, including hard interrupts; never sleeps.
- * Return: 0, -EINVAL for a work request list on a user QP, -ENOTCONN.
+ * Context: any context for kernel QPs, including hard interrupts; never
+ * sleeps then. The doorbell comes in process context and may sleep.
+ * Return: 0; -EINVAL for a work request list on a user QP or too many
+ * SGEs or inline octets; -EOPNOTSUPP for an opcode the device lacks
+ * (atomics, immediate data, memory windows); -ENOMEM when the SQ is full;
+ * -ENOTCONN.
  */
 int iwtcp_post_send(struct ib_qp *base_qp, const struct ib_send_wr *wr,
 		    const struct ib_send_wr **bad_wr)
 {
 	struct iwtcp_qp *qp = to_iwtcp_qp(base_qp);
+	enum iwtcp_qp_state state = READ_ONCE(qp->state);
 
 	if (qp_is_user(qp)) {
 		if (wr) {
 			*bad_wr = wr;
 			return -EINVAL;
 		}
-		if (READ_ONCE(qp->state) != IWTCP_QP_ERROR)
+		if (state == IWTCP_QP_ERROR) {
+			qp_flush_sq(qp);
+			return 0;
+		}
+		if (state != IWTCP_QP_RTS)
 			return -ENOTCONN;
-		qp_flush_sq(qp);
+		iwtcp_qp_tx_doorbell(qp);
 		return 0;
 	}
-	if (READ_ONCE(qp->state) != IWTCP_QP_ERROR) {
+	if (state == IWTCP_QP_RTS)
+		return qp_post_kernel(qp, wr, bad_wr);
+	if (state != IWTCP_QP_ERROR) {
 		*bad_wr = wr;
 		return -ENOTCONN;
 	}
@@ -670,26 +894,72 @@ int iwtcp_qp_bind_cep(struct iwtcp_qp *qp, struct iwtcp_cep *cep)
 	return rv;
 }
 
+/* The ORQ and IRQ of a connection: ORD and IRD entries, at least one. */
+static int qp_alloc_read_queues(struct iwtcp_qp *qp, u32 ird, u32 ord)
+{
+	qp->orq_size = max(ord, 1U);
+	qp->irq_size = max(ird, 1U);
+	qp->orq = kcalloc(qp->orq_size, sizeof(*qp->orq), GFP_KERNEL);
+	qp->irq = kcalloc(qp->irq_size, sizeof(*qp->irq), GFP_KERNEL);
+	return qp->orq && qp->irq ? 0 : -ENOMEM;
+}
+
+/*
+ * RFC 6581 9.2: a Read RTR is answered like any Read: the initiator
+ * waits for a zero-length Read Response, the responder sends one.
+ */
+static void qp_queue_read_rtr(struct iwtcp_qp *qp,
+			      const struct iwtcp_qp_conn *conn)
+{
+	if (conn->rtr_sent == IWTCP_MPA_RTR_READ)
+		qp->orq[qp->orq_put++] = (struct iwtcp_orq_entry){
+			.sq_idx = IWTCP_ORQ_RTR,
+			.sink_stag = IWTCP_RDMAP_RTR_STAG,
+		};
+	if (conn->rtr_recv == IWTCP_MPA_RTR_READ)
+		qp->irq[qp->irq_put++] = (struct iwtcp_irq_entry){
+			.sink_stag = IWTCP_RDMAP_RTR_STAG,
+		};
+}
+
 /**
  * iwtcp_qp_connected() - the connection is up: the QP enters RTS
- * @qp: the QP
+ * @qp: the QP, connected for the first time
  * @cep: the endpoint bound with iwtcp_qp_bind_cep()
- * @ird: negotiated inbound RDMA Read limit (RFC 6581 9.1)
- * @ord: negotiated outbound RDMA Read limit (RFC 6581 9.1)
+ * @conn: what the MPA start-up negotiated: socket, IRD and ORD (RFC 6581
+ *	9.1), the stream in each direction (markers, CRC, octets so far)
+ *	and the RTR sent or received (9.2)
+ *
+ * Sets up the data path; the caller then hands the socket's callbacks
+ * to it. The QP holds the socket (sock_hold) until it is destroyed.
  *
  * Context: process context.
- * Return: 0, or -EINVAL if the ULP moved the QP out of IDLE meanwhile.
+ * Return: 0; -EINVAL if the ULP moved the QP out of IDLE meanwhile or the
+ * QP was connected before; -ENOMEM.
  */
-int iwtcp_qp_connected(struct iwtcp_qp *qp, struct iwtcp_cep *cep, u32 ird,
-		       u32 ord)
+int iwtcp_qp_connected(struct iwtcp_qp *qp, struct iwtcp_cep *cep,
+		       const struct iwtcp_qp_conn *conn)
 {
 	unsigned long flags;
-	int rv = -EINVAL;
+	int rv;
 
+	if (qp->sk)
+		return -EINVAL;
+	rv = qp_alloc_read_queues(qp, conn->ird, conn->ord);
+	if (!rv)
+		rv = iwtcp_qp_rx_init(qp, &conn->rx_st, conn->rtr_recv);
+	if (!rv)
+		rv = iwtcp_qp_tx_init(qp, &conn->tx_st, conn->rtr_sent);
+	if (rv)
+		return rv;
+	qp_queue_read_rtr(qp, conn);
+	sock_hold(conn->sk);
+	qp->sk = conn->sk;
+	rv = -EINVAL;
 	spin_lock_irqsave(&qp->state_lock, flags);
 	if (qp->state == IWTCP_QP_IDLE && qp->cep == cep) {
-		qp->ird = ird;
-		qp->ord = ord;
+		qp->ird = conn->ird;
+		qp->ord = conn->ord;
 		WRITE_ONCE(qp->state, IWTCP_QP_RTS);
 		qp->ib_state = IB_QPS_RTS;
 		rv = 0;
@@ -699,6 +969,80 @@ int iwtcp_qp_connected(struct iwtcp_qp *qp, struct iwtcp_cep *cep, u32 ird,
 		ibdev_dbg(qp->base_qp.device, "QP %u IDLE -> RTS\n",
 			  qp->base_qp.qp_num);
 	return rv;
+}
+
+/**
+ * iwtcp_qp_terminate() - a local or protocol error ends the stream
+ * @qp: the QP
+ * @term: the TERMINATE to send (RFC 5040 4.8)
+ * @status: completion status for the oldest outstanding work request
+ *
+ * The QP enters TERMINATE; the transmitter sends @term, then moves the QP
+ * to ERROR, which flushes its work and closes the connection. The ULP
+ * gets IB_EVENT_QP_ACCESS_ERR for a protection error, else
+ * IB_EVENT_QP_FATAL. Only the first error counts.
+ *
+ * Context: any context.
+ */
+void iwtcp_qp_terminate(struct iwtcp_qp *qp,
+			const struct iwtcp_rdmap_term *term, u8 status)
+{
+	enum ib_event_type type = IB_EVENT_QP_FATAL;
+	unsigned long flags;
+	bool first = false;
+
+	spin_lock_irqsave(&qp->state_lock, flags);
+	if (qp->state == IWTCP_QP_RTS || qp->state == IWTCP_QP_CLOSING) {
+		qp->term = *term;
+		qp->term_status = status;
+		WRITE_ONCE(qp->state, IWTCP_QP_TERMINATE);
+		first = true;
+	}
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+	if (!first)
+		return;
+	ibdev_dbg(qp->base_qp.device, "QP %u -> TERMINATE\n",
+		  qp->base_qp.qp_num);
+	if ((term->cause.layer == IWTCP_TERM_LAYER_RDMAP &&
+	     term->cause.etype == IWTCP_TERM_RDMAP_REMOTE_PROT) ||
+	    (term->cause.layer == IWTCP_TERM_LAYER_DDP &&
+	     term->cause.etype == IWTCP_TERM_DDP_TAGGED))
+		type = IB_EVENT_QP_ACCESS_ERR;
+	qp_event(qp, type);
+	iwtcp_qp_tx_kick(qp);
+}
+
+/**
+ * iwtcp_qp_terminated() - the peer sent a TERMINATE
+ * @qp: the QP
+ * @status: completion status for the oldest outstanding work request
+ *
+ * RFC 5040 6.2: the stream is over; no TERMINATE goes back. The QP
+ * enters ERROR and the ULP gets IB_EVENT_QP_FATAL.
+ *
+ * Context: any context.
+ */
+void iwtcp_qp_terminated(struct iwtcp_qp *qp, u8 status)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->state_lock, flags);
+	if (qp->state == IWTCP_QP_RTS || qp->state == IWTCP_QP_CLOSING)
+		qp->term_status = status;
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+	qp_event(qp, IB_EVENT_QP_FATAL);
+	qp_set_state(qp, IB_QPS_ERR, NULL);
+}
+
+/**
+ * iwtcp_qp_to_error() - move the QP to ERROR (flushing its work)
+ * @qp: the QP
+ *
+ * Context: any context.
+ */
+void iwtcp_qp_to_error(struct iwtcp_qp *qp)
+{
+	qp_set_state(qp, IB_QPS_ERR, NULL);
 }
 
 /**

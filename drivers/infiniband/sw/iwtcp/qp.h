@@ -3,6 +3,7 @@
 #define IWTCP_QP_H
 
 #include "iwtcp.h"
+#include "fpdu.h"
 
 int iwtcp_create_qp(struct ib_qp *base_qp, struct ib_qp_init_attr *attr,
 		    struct ib_udata *udata);
@@ -19,8 +20,31 @@ void iwtcp_qp_add_ref(struct ib_qp *base_qp);
 void iwtcp_qp_rem_ref(struct ib_qp *base_qp);
 struct ib_qp *iwtcp_get_qp(struct ib_device *base_dev, int qpn);
 int iwtcp_qp_bind_cep(struct iwtcp_qp *qp, struct iwtcp_cep *cep);
-int iwtcp_qp_connected(struct iwtcp_qp *qp, struct iwtcp_cep *cep, u32 ird,
-		       u32 ord);
+struct sock;
+
+/**
+ * struct iwtcp_qp_conn - what a connection's data path starts from
+ * @sk: the TCP socket
+ * @ird: negotiated inbound RDMA Read limit (RFC 6581 9.1)
+ * @ord: negotiated outbound RDMA Read limit (RFC 6581 9.1)
+ * @tx_st: transmit direction: markers, CRC, octets sent in full operation
+ * @rx_st: receive direction: markers, CRC, octets received
+ * @rtr_sent: RTR type this side sent (IWTCP_MPA_RTR_*), or 0
+ * @rtr_recv: RTR type this side received, or 0
+ */
+struct iwtcp_qp_conn {
+	struct sock *sk;
+	u32 ird;
+	u32 ord;
+	struct iwtcp_fpdu_stream tx_st;
+	struct iwtcp_fpdu_stream rx_st;
+	u8 rtr_sent;
+	u8 rtr_recv;
+};
+
+int iwtcp_qp_connected(struct iwtcp_qp *qp, struct iwtcp_cep *cep,
+		       const struct iwtcp_qp_conn *conn);
+
 void iwtcp_qp_disconnected(struct iwtcp_qp *qp, struct iwtcp_cep *cep);
 
 #endif /* IWTCP_QP_H */

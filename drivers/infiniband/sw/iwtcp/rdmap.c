@@ -32,8 +32,14 @@
  * does, and accepts any STag and TO in a received RTR.
  */
 
-/* RFC 5040 4.1 RDMAP control field, RV = 1, Rsv = 0 */
-static u8 rdmap_ctrl(u8 opcode)
+/**
+ * iwtcp_rdmap_ctrl() - RDMAP control field to send (RFC 5040 4.1)
+ * @opcode: enum iwtcp_rdmap_opcode
+ *
+ * Context: Any context.
+ * Return: RV = 1, Rsv = 0 and @opcode, for struct iwtcp_ddp_hdr.ulp_ctrl.
+ */
+u8 iwtcp_rdmap_ctrl(u8 opcode)
 {
 	return FIELD_PREP(IWTCP_RDMAP_RV, IWTCP_RDMAP_VERSION) |
 	       FIELD_PREP(IWTCP_RDMAP_OPCODE, opcode);
@@ -146,7 +152,7 @@ static int build_single(u8 opcode, u32 qn, u32 msn, void *buf, size_t size)
 {
 	struct iwtcp_ddp_hdr h = {
 		.last = true,
-		.ulp_ctrl = rdmap_ctrl(opcode),
+		.ulp_ctrl = iwtcp_rdmap_ctrl(opcode),
 		.qn = qn,
 		.msn = msn,
 	};
@@ -403,10 +409,10 @@ int iwtcp_rdmap_build_rtr(u8 type, u32 msn, void *buf, size_t size)
 
 	switch (type) {
 	case IWTCP_MPA_RTR_SEND:
-		h.ulp_ctrl = rdmap_ctrl(IWTCP_RDMAP_SEND);
+		h.ulp_ctrl = iwtcp_rdmap_ctrl(IWTCP_RDMAP_SEND);
 		return iwtcp_ddp_build_untagged(&h, buf, size);
 	case IWTCP_MPA_RTR_WRITE:
-		h.ulp_ctrl = rdmap_ctrl(IWTCP_RDMAP_WRITE);
+		h.ulp_ctrl = iwtcp_rdmap_ctrl(IWTCP_RDMAP_WRITE);
 		return iwtcp_ddp_build_tagged(&h, buf, size);
 	case IWTCP_MPA_RTR_READ:
 		return iwtcp_rdmap_build_read_req(&rr, msn, buf, size);

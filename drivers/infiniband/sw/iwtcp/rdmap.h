@@ -63,6 +63,7 @@ struct iwtcp_rdmap_term {
 	u8 rdmap_hdr[sizeof(struct iwtcp_rdmap_read_req)];
 };
 
+u8 iwtcp_rdmap_ctrl(u8 opcode);
 int iwtcp_rdmap_check(const struct iwtcp_ddp_hdr *h,
 		      struct iwtcp_term_cause *cause);
 int iwtcp_rdmap_build_read_req(const struct iwtcp_rdmap_read *rr, u32 msn,

@@ -165,3 +165,42 @@ int iwtcp_post_srq_recv(struct ib_srq *base_srq, const struct ib_recv_wr *wr,
 		*bad_wr = wr;
 	return rv;
 }
+
+/**
+ * iwtcp_srq_check_limit() - raise IB_EVENT_SRQ_LIMIT_REACHED once
+ * @srq: an SRQ a receive was just taken from
+ *
+ * When fewer than the armed limit of work requests are left, the event
+ * fires and the limit disarms (IB spec 11.2.7.2; modify_srq re-arms).
+ *
+ * Context: any context; takes the SRQ's lock.
+ */
+void iwtcp_srq_check_limit(struct iwtcp_srq *srq)
+{
+	struct ib_event event = {
+		.device = srq->base_srq.device,
+		.element.srq = &srq->base_srq,
+		.event = IB_EVENT_SRQ_LIMIT_REACHED,
+	};
+	unsigned long flags;
+	bool fire = false;
+	u32 i;
+
+	spin_lock_irqsave(&srq->lock, flags);
+	if (srq->limit) {
+		for (i = 0; i < srq->limit; i++) {
+			struct siw_rqe *rqe = iwtcp_ring_slot(&srq->ring,
+							      sizeof(*rqe),
+							      srq->ring.get + i);
+
+			if (!(READ_ONCE(rqe->flags) & SIW_WQE_VALID))
+				break;
+		}
+		fire = i < srq->limit;
+		if (fire)
+			srq->limit = 0;
+	}
+	spin_unlock_irqrestore(&srq->lock, flags);
+	if (fire && srq->base_srq.event_handler)
+		srq->base_srq.event_handler(&event, srq->base_srq.srq_context);
+}

@@ -13,4 +13,6 @@ int iwtcp_destroy_srq(struct ib_srq *base_srq, struct ib_udata *udata);
 int iwtcp_post_srq_recv(struct ib_srq *base_srq, const struct ib_recv_wr *wr,
 			const struct ib_recv_wr **bad_wr);
 
+void iwtcp_srq_check_limit(struct iwtcp_srq *srq);
+
 #endif /* IWTCP_SRQ_H */

@@ -33,7 +33,7 @@ int iwtcp_query_device(struct ib_device *base_dev, struct ib_device_attr *attr,
 	attr->max_qp_wr = IWTCP_MAX_QP_WR;
 	attr->max_send_sge = IWTCP_MAX_SGE;
 	attr->max_recv_sge = IWTCP_MAX_SGE;
-	attr->max_sge_rd = IWTCP_MAX_SGE;
+	attr->max_sge_rd = 1;	/* one sink STag per Read Request (RFC 5040 4.4) */
 	attr->max_cq = IWTCP_MAX_CQ;
 	attr->max_cqe = IWTCP_MAX_CQE;
 	attr->max_mr = IWTCP_MAX_MR;

@@ -1,0 +1,815 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * Receive: FPDUs from the connection's TCP socket, checked (RFC 5044 6,
+ * RFC 5041 7.1, RFC 5040 7.2) and placed (RFC 5041 5, RFC 5040 5).
+ */
+
+/**
+ * DOC: Receive
+ *
+ * Receive runs in the socket's data-ready callback (softirq, or the
+ * process releasing the socket lock) through tcp_read_sock(), and once in
+ * process context when the connection starts. It holds the socket lock,
+ * which serialises it.
+ *
+ * An FPDU is processed only when all of it is in the socket's receive
+ * queue (its ULPDU_Length gives its size): first its CRC is computed over
+ * the socket buffers and its markers checked (RFC 5044 4.3, 4.4), then its
+ * DDP and RDMAP headers are copied out and checked, and only then is its
+ * payload copied from the socket buffers straight into the target pages:
+ * no octet of a bad FPDU is placed, and placement is the one copy.
+ * An FPDU spanning several socket buffers is handled from the first one;
+ * its remaining octets are then only consumed.
+ *
+ * Any error moves the QP to TERMINATE with the TERM cause of RFC 5040
+ * 4.8; the transmitter sends the TERMINATE and moves the QP to ERROR.
+ * From then on received octets are consumed and dropped, so that the
+ * socket closes with a FIN behind the TERMINATE rather than a reset.
+ */
+#include <linux/highmem.h>
+#include <net/tcp.h>
+
+#include "qp.h"
+#include "qp_dp.h"
+#include "cq.h"
+#include "ddp.h"
+#include "fpdu.h"
+#include "mem.h"
+#include "rdmap.h"
+#include "ring.h"
+
+/* octets of ULPDU header copied out: untagged DDP and a Terminate */
+#define RX_HDR_MAX	(sizeof(struct iwtcp_ddp_untagged_hdr) + IWTCP_TERM_HDR_MAX)
+
+/**
+ * struct iwtcp_rx - receive state of a connected QP (owner: socket lock)
+ * @st: stream offset for markers, markers and CRC in this direction
+ * @msn: next expected MSN per untagged queue (RFC 5041 5.1)
+ * @skip: octets of an FPDU already processed, still in the socket
+ * @dead: an error ended the stream; octets are dropped
+ * @rqe_owned: @rqe holds the receive of the Send in progress; changed
+ *	only under the QP's receive queue lock, since a flush completes it
+ * @rqe: that receive work request, copied from the RQ or SRQ
+ * @rqe_len: octets its SGEs hold
+ */
+struct iwtcp_rx {
+	struct iwtcp_fpdu_stream st;
+	u32 msn[IWTCP_DDP_NR_QN];
+	u32 skip;
+	bool dead;
+	bool rqe_owned;
+	struct siw_rqe rqe;
+	u32 rqe_len;
+};
+
+/*
+ * One FPDU in the receive queue: from @skb at @off on, then the buffers
+ * that follow it in the queue (in sequence, each from offset 0).
+ */
+struct rx_fpdu {
+	struct iwtcp_qp *qp;
+	struct sock *sk;
+	struct sk_buff *skb;
+	u32 off;
+	struct iwtcp_fpdu_layout layout;
+	u32 ulpdu_len;
+	struct iwtcp_ddp_hdr h;
+	u8 hdr[RX_HDR_MAX];
+	u32 content;	/* placement: next FPDU content octet to copy */
+};
+
+/* Octets of the stream available from the FPDU start, up to @need. */
+static u32 rx_avail(struct rx_fpdu *f, u32 need)
+{
+	struct sk_buff *skb = f->skb;
+	u32 have = skb->len - f->off;
+
+	while (have < need) {
+		skb = skb_peek_next(skb, &f->sk->sk_receive_queue);
+		if (!skb)
+			break;
+		have += skb->len;
+	}
+	return have;
+}
+
+/* The buffer and offset holding wire octet @pos of the FPDU. */
+static struct sk_buff *rx_locate(struct rx_fpdu *f, u32 pos, u32 *off)
+{
+	struct sk_buff *skb = f->skb;
+
+	pos += f->off;
+	while (skb && pos >= skb->len) {
+		pos -= skb->len;
+		skb = skb_peek_next(skb, &f->sk->sk_receive_queue);
+	}
+	*off = pos;
+	return skb;
+}
+
+/* Copy @len wire octets from @pos; the caller checked they are there. */
+static int rx_copy_wire(struct rx_fpdu *f, u32 pos, void *dst, u32 len)
+{
+	struct sk_buff *skb;
+	u32 off, n;
+	int rv;
+
+	skb = rx_locate(f, pos, &off);
+	while (len) {
+		if (!skb)
+			return -EFAULT;
+		n = min(len, skb->len - off);
+		rv = skb_copy_bits(skb, off, dst, n);
+		if (rv)
+			return rv;
+		dst += n;
+		len -= n;
+		off = 0;
+		skb = skb_peek_next(skb, &f->sk->sk_receive_queue);
+	}
+	return 0;
+}
+
+/* Copy @len FPDU content octets from content offset @c, markers skipped. */
+static int rx_copy(struct rx_fpdu *f, u32 c, void *dst, u32 len)
+{
+	u32 run, w, n;
+	int rv;
+
+	while (len) {
+		w = iwtcp_fpdu_wire_off(&f->layout, c, &run);
+		n = min(len, run);
+		rv = rx_copy_wire(f, w, dst, n);
+		if (rv)
+			return rv;
+		c += n;
+		dst += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/* RFC 5044 4.4: CRC32c over @len wire octets from the FPDU start. */
+static int rx_crc(struct rx_fpdu *f, u32 len, u32 *crc)
+{
+	struct skb_seq_state seq;
+	struct sk_buff *skb = f->skb;
+	u32 off = f->off, n, got, l;
+	const u8 *p;
+
+	while (len) {
+		if (!skb)
+			return -EFAULT;
+		n = min(len, skb->len - off);
+		skb_prepare_seq_read(skb, off, off + n, &seq);
+		for (got = 0; got < n; got += l) {
+			l = skb_seq_read(got, &p, &seq);
+			if (!l)
+				return -EFAULT;
+			l = min(l, n - got);
+			*crc = iwtcp_fpdu_crc_update(*crc, p, l);
+		}
+		skb_abort_seq_read(&seq);
+		len -= n;
+		off = 0;
+		skb = skb_peek_next(skb, &f->sk->sk_receive_queue);
+	}
+	return 0;
+}
+
+/* RFC 5044 4.3, 4.4, 8: the CRC, then every marker against ULPDU_Length */
+static int rx_check_fpdu(struct rx_fpdu *f, struct iwtcp_fpdu_stream *st,
+			 struct iwtcp_term_cause *cause)
+{
+	struct iwtcp_fpdu_layout *l = &f->layout;
+	struct iwtcp_mpa_trailer tr;
+	struct iwtcp_mpa_marker mk;
+	u32 crc = IWTCP_FPDU_CRC_SEED, i;
+
+	if (st->crc) {
+		if (rx_crc(f, l->wire_len - sizeof(tr), &crc) ||
+		    rx_copy_wire(f, l->wire_len - sizeof(tr), &tr, sizeof(tr)) ||
+		    tr.crc != iwtcp_fpdu_crc_final(crc))
+			return iwtcp_term_set(cause, IWTCP_TERM_LAYER_LLP,
+					      IWTCP_TERM_MPA,
+					      IWTCP_TERM_MPA_CRC);
+	}
+	for (i = 0; i < l->nr; i++) {
+		if (rx_copy_wire(f, l->first + IWTCP_MPA_MARKER_PERIOD * i, &mk,
+				 sizeof(mk)) ||
+		    (be16_to_cpu(mk.fpdu_ptr) & IWTCP_MPA_MARKER_PTR) !=
+		    iwtcp_fpdu_marker_ptr(l, i))
+			return iwtcp_term_set(cause, IWTCP_TERM_LAYER_LLP,
+					      IWTCP_TERM_MPA,
+					      IWTCP_TERM_MPA_MARKER);
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Placement                                                           */
+
+static int rx_place_page(void *arg, struct page *page, u32 off, u32 len)
+{
+	struct rx_fpdu *f = arg;
+	void *va = kmap_local_page(page);
+	int rv = rx_copy(f, f->content, va + off, len);
+
+	kunmap_local(va);
+	f->content += len;
+	return rv;
+}
+
+/* The segment's payload starts after ULPDU_Length and the DDP header. */
+static void rx_payload_start(struct rx_fpdu *f)
+{
+	f->content = sizeof(struct iwtcp_mpa_fpdu_hdr) + f->h.hdr_len;
+}
+
+/* RFC 5040 4.8 / 5041 7.2: remote protection error from a local check */
+static int rx_prot_error(struct iwtcp_term_cause *cause, int rv, bool rdmap)
+{
+	u8 ecode;
+
+	if (!rdmap) {
+		/* RFC 5041 7.2, tagged buffer errors */
+		ecode = rv == -ERANGE ? IWTCP_TERM_DDP_T_BOUNDS :
+			rv == -EPERM ? IWTCP_TERM_DDP_T_STAG_STREAM :
+			IWTCP_TERM_DDP_T_INV_STAG;
+		return iwtcp_term_set(cause, IWTCP_TERM_LAYER_DDP,
+				      IWTCP_TERM_DDP_TAGGED, ecode);
+	}
+	ecode = rv == -ERANGE ? IWTCP_TERM_RDMAP_BOUNDS :
+		rv == -EACCES ? IWTCP_TERM_RDMAP_ACCESS :
+		rv == -EPERM ? IWTCP_TERM_RDMAP_STAG_STREAM :
+		IWTCP_TERM_RDMAP_INV_STAG;
+	return iwtcp_term_set(cause, IWTCP_TERM_LAYER_RDMAP,
+			      IWTCP_TERM_RDMAP_REMOTE_PROT, ecode);
+}
+
+/* Place the payload at a tagged buffer, after the checks of RFC 5040 7.2 */
+static int rx_place_tagged(struct rx_fpdu *f, u32 stag, u64 to, int access,
+			   struct iwtcp_term_cause *cause)
+{
+	struct iwtcp_qp *qp = f->qp;
+	struct iwtcp_mr *mr;
+	int rv;
+
+	/* RFC 5041 5.2: a zero-length segment's STag and TO are not checked */
+	if (!f->h.data_len)
+		return 0;
+	mr = iwtcp_mem_get(to_iwtcp_dev(qp->base_qp.device), stag);
+	if (!mr)
+		return rx_prot_error(cause, -ENOENT, access != IB_ACCESS_LOCAL_WRITE);
+	rv = iwtcp_mem_check(mr, qp->base_qp.pd, access, to, f->h.data_len);
+	if (!rv) {
+		rx_payload_start(f);
+		rv = iwtcp_mem_walk(mr, to, f->h.data_len, rx_place_page, f);
+		if (rv)
+			rv = iwtcp_term_set(cause, IWTCP_TERM_LAYER_RDMAP,
+					    IWTCP_TERM_RDMAP_CATASTROPHIC, 0);
+	} else {
+		rv = rx_prot_error(cause, rv, access != IB_ACCESS_LOCAL_WRITE);
+	}
+	iwtcp_mem_put(mr);
+	return rv;
+}
+
+/*
+ * RFC 5040 4.3, 5041 5.2: RDMA Write. Remote access is the STag's to
+ * grant (RFC 5040 7.2), not the QP's: rdma_cm leaves the access flags of
+ * an active side's QP at 0 on iWARP, as the RNICs ignore them.
+ */
+static int rx_write(struct rx_fpdu *f, struct iwtcp_term_cause *cause)
+{
+	return rx_place_tagged(f, f->h.stag, f->h.to, IB_ACCESS_REMOTE_WRITE,
+			       cause);
+}
+
+/* RFC 5040 4.5: a Read Response segment for the oldest outstanding Read */
+static int rx_read_resp(struct rx_fpdu *f, struct iwtcp_term_cause *cause)
+{
+	struct iwtcp_qp *qp = f->qp;
+	struct iwtcp_orq_entry e;
+	unsigned long flags;
+	bool done;
+	int rv;
+
+	spin_lock_irqsave(&qp->orq_lock, flags);
+	if (qp->orq_get == qp->orq_put) {
+		spin_unlock_irqrestore(&qp->orq_lock, flags);
+		return iwtcp_term_set(cause, IWTCP_TERM_LAYER_RDMAP,
+				      IWTCP_TERM_RDMAP_REMOTE_OP,
+				      IWTCP_TERM_RDMAP_OPCODE);
+	}
+	e = qp->orq[qp->orq_get % qp->orq_size];
+	spin_unlock_irqrestore(&qp->orq_lock, flags);
+	/* RFC 5040 7.2: the response must stay inside what was asked */
+	if (f->h.data_len &&
+	    (f->h.stag != e.sink_stag || f->h.to != e.sink_to + e.got ||
+	     f->h.data_len > e.len - e.got))
+		return iwtcp_term_set(cause, IWTCP_TERM_LAYER_DDP,
+				      IWTCP_TERM_DDP_TAGGED,
+				      IWTCP_TERM_DDP_T_BOUNDS);
+	rv = rx_place_tagged(f, e.sink_stag, f->h.to, IB_ACCESS_LOCAL_WRITE,
+			     cause);
+	if (rv)
+		return rv;
+	e.got += f->h.data_len;
+	done = f->h.last;
+	if (done && e.got != e.len)
+		return iwtcp_term_set(cause, IWTCP_TERM_LAYER_DDP,
+				      IWTCP_TERM_DDP_TAGGED,
+				      IWTCP_TERM_DDP_T_BOUNDS);
+	spin_lock_irqsave(&qp->orq_lock, flags);
+	if (done)
+		qp->orq_get++;
+	else
+		qp->orq[qp->orq_get % qp->orq_size].got = e.got;
+	spin_unlock_irqrestore(&qp->orq_lock, flags);
+	if (!done)
+		return 0;
+	if (e.inval)
+		iwtcp_mem_invalidate(to_iwtcp_dev(qp->base_qp.device),
+				     qp->base_qp.pd, e.sink_stag);
+	if (e.sq_idx != IWTCP_ORQ_RTR)
+		iwtcp_sq_done(qp, e.sq_idx, SIW_WC_SUCCESS);
+	/* a Read slot is free, a fence may have lifted */
+	iwtcp_qp_tx_kick(qp);
+	return 0;
+}
+
+/* RFC 5040 4.4: an inbound Read Request, checked, onto the IRQ */
+static int rx_read_req(struct rx_fpdu *f, struct iwtcp_term_cause *cause)
+{
+	struct iwtcp_qp *qp = f->qp;
+	struct iwtcp_irq_entry e = {};
+	struct iwtcp_rdmap_read rr;
+	unsigned long flags;
+	int rv;
+
+	if (f->h.msn != qp->rx->msn[IWTCP_DDP_QN_READ_REQ])
+		return iwtcp_term_set(cause, IWTCP_TERM_LAYER_DDP,
+				      IWTCP_TERM_DDP_UNTAGGED,
+				      IWTCP_TERM_DDP_U_INV_MSN_RANGE);
+	if (iwtcp_rdmap_parse_read_req(f->hdr, f->ulpdu_len, &rr))
+		return iwtcp_term_set(cause, IWTCP_TERM_LAYER_RDMAP,
+				      IWTCP_TERM_RDMAP_REMOTE_OP,
+				      IWTCP_TERM_RDMAP_CATASTROPHIC_STREAM);
+	if (rr.size) {
+		e.src = iwtcp_mem_get(to_iwtcp_dev(qp->base_qp.device),
+				      rr.src_stag);
+		if (!e.src)
+			return rx_prot_error(cause, -ENOENT, true);
+		rv = iwtcp_mem_check(e.src, qp->base_qp.pd,
+				     IB_ACCESS_REMOTE_READ, rr.src_to, rr.size);
+		if (rv) {
+			iwtcp_mem_put(e.src);
+			return rx_prot_error(cause, rv, true);
+		}
+	}
+	e.src_to = rr.src_to;
+	e.sink_stag = rr.sink_stag;
+	e.sink_to = rr.sink_to;
+	e.len = rr.size;
+	spin_lock_irqsave(&qp->irq_lock, flags);
+	/* RFC 5040 6.1: never more than IRD inbound Reads */
+	if (qp->irq_put - qp->irq_get >= qp->irq_size) {
+		spin_unlock_irqrestore(&qp->irq_lock, flags);
+		if (e.src)
+			iwtcp_mem_put(e.src);
+		return iwtcp_term_set(cause, IWTCP_TERM_LAYER_DDP,
+				      IWTCP_TERM_DDP_UNTAGGED,
+				      IWTCP_TERM_DDP_U_INV_MSN_NOBUF);
+	}
+	qp->irq[qp->irq_put++ % qp->irq_size] = e;
+	spin_unlock_irqrestore(&qp->irq_lock, flags);
+	qp->rx->msn[IWTCP_DDP_QN_READ_REQ]++;
+	iwtcp_qp_tx_kick(qp);
+	return 0;
+}
+
+/* Copy the receive at the head of @ring out, if there is one. */
+static void rx_pop_rqe(struct iwtcp_qp *qp, struct iwtcp_ring *ring)
+{
+	struct siw_rqe *rqe = iwtcp_ring_slot(ring, sizeof(*rqe), ring->get);
+	struct iwtcp_rx *rx = qp->rx;
+
+	if (READ_ONCE(qp->state) != IWTCP_QP_RTS ||
+	    /* pairs with the producer's release of VALID */
+	    !(smp_load_acquire(&rqe->flags) & SIW_WQE_VALID))
+		return;
+	memcpy(&rx->rqe, rqe, sizeof(rx->rqe));
+	/* hand the element back only after it was copied */
+	smp_store_release(&rqe->flags, 0);
+	ring->get++;
+	rx->rqe_owned = true;
+}
+
+/*
+ * Take the next receive work request from the RQ or the SRQ. @rq_lock
+ * (outer) makes taking and owning one step for a concurrent flush.
+ */
+static bool rx_take_rqe(struct iwtcp_qp *qp)
+{
+	struct iwtcp_rx *rx = qp->rx;
+	unsigned long flags;
+	u64 len = 0;
+	u32 i;
+
+	spin_lock_irqsave(&qp->rq_lock, flags);
+	if (qp->srq) {
+		spin_lock(&qp->srq->lock);
+		rx_pop_rqe(qp, &qp->srq->ring);
+		spin_unlock(&qp->srq->lock);
+	} else {
+		rx_pop_rqe(qp, &qp->rq);
+	}
+	spin_unlock_irqrestore(&qp->rq_lock, flags);
+	if (!rx->rqe_owned)
+		return false;
+	if (qp->srq)
+		iwtcp_srq_check_limit(qp->srq);
+	rx->rqe.num_sge = min_t(u8, rx->rqe.num_sge, SIW_MAX_SGE);
+	for (i = 0; i < rx->rqe.num_sge; i++)
+		len += rx->rqe.sge[i].length;
+	rx->rqe_len = min_t(u64, len, U32_MAX);
+	return true;
+}
+
+/* Complete the receive of the Send in progress (RFC 5040 5.3). */
+static void rx_complete_rqe(struct iwtcp_qp *qp, u8 status, u32 bytes,
+			    u32 inval_stag, bool solicited)
+{
+	struct iwtcp_cq *cq = to_iwtcp_cq(qp->base_qp.recv_cq);
+	struct iwtcp_rx *rx = qp->rx;
+	struct iwtcp_wc wc = {
+		.id = rx->rqe.id,
+		.qp = qp,
+		.bytes = bytes,
+		.inval_stag = inval_stag,
+		.opcode = SIW_OP_RECEIVE,
+		.status = status,
+		.solicited = solicited,
+	};
+	unsigned long flags;
+	int notify = 0;
+
+	spin_lock_irqsave(&qp->rq_lock, flags);
+	if (rx->rqe_owned) {
+		rx->rqe_owned = false;
+		notify = iwtcp_cq_push(cq, &wc);
+	}
+	spin_unlock_irqrestore(&qp->rq_lock, flags);
+	if (notify > 0)
+		iwtcp_cq_notify(cq);
+}
+
+/* Place a Send segment into the receive's SGEs from offset MO on. */
+static int rx_place_send(struct rx_fpdu *f, struct iwtcp_term_cause *cause)
+{
+	struct iwtcp_qp *qp = f->qp;
+	struct iwtcp_rx *rx = qp->rx;
+	u32 skip = f->h.mo, len = f->h.data_len, n, i;
+	struct iwtcp_mr *mr;
+	int rv = 0;
+
+	rx_payload_start(f);
+	for (i = 0; i < rx->rqe.num_sge && len && !rv; i++) {
+		struct siw_sge *sge = &rx->rqe.sge[i];
+
+		if (skip >= sge->length) {
+			skip -= sge->length;
+			continue;
+		}
+		n = min(len, sge->length - skip);
+		mr = iwtcp_mem_get(to_iwtcp_dev(qp->base_qp.device), sge->lkey);
+		if (!mr)
+			return -EFAULT;
+		rv = iwtcp_mem_check(mr, qp->base_qp.pd, IB_ACCESS_LOCAL_WRITE,
+				     sge->laddr + skip, n);
+		if (!rv)
+			rv = iwtcp_mem_walk(mr, sge->laddr + skip, n,
+					    rx_place_page, f);
+		iwtcp_mem_put(mr);
+		len -= n;
+		skip = 0;
+	}
+	return rv ? -EFAULT : 0;
+}
+
+/* RFC 5040 5.3: the Send's invalidation, before its completion */
+static int rx_send_inval(struct rx_fpdu *f, struct iwtcp_term_cause *cause)
+{
+	struct iwtcp_qp *qp = f->qp;
+
+	if (iwtcp_mem_invalidate(to_iwtcp_dev(qp->base_qp.device),
+				 qp->base_qp.pd, f->h.inval_stag))
+		return iwtcp_term_set(cause, IWTCP_TERM_LAYER_RDMAP,
+				      IWTCP_TERM_RDMAP_REMOTE_PROT,
+				      IWTCP_TERM_RDMAP_CANT_INVALIDATE);
+	return 0;
+}
+
+/* RFC 5040 4.3, 5041 5.3: a Send segment on queue 0 */
+static int rx_send(struct rx_fpdu *f, u8 opcode, struct iwtcp_term_cause *cause)
+{
+	struct iwtcp_qp *qp = f->qp;
+	struct iwtcp_rx *rx = qp->rx;
+	struct iwtcp_ddp_queue q = {
+		.msn = rx->msn[IWTCP_DDP_QN_SEND],
+		.nr_msn = 1,
+	};
+	bool inval = opcode == IWTCP_RDMAP_SEND_INV ||
+		     opcode == IWTCP_RDMAP_SEND_SE_INV;
+	int rv;
+
+	/* RFC 5041 7.1, untagged (2): the MSN first, then a buffer for it */
+	if (f->h.msn != q.msn)
+		return iwtcp_ddp_check_untagged(&f->h, &q, cause);
+	if (!rx->rqe_owned && !rx_take_rqe(qp)) {
+		q.nr_msn = 0;
+		return iwtcp_ddp_check_untagged(&f->h, &q, cause);
+	}
+	q.buf_size = rx->rqe_len;
+	rv = iwtcp_ddp_check_untagged(&f->h, &q, cause);
+	if (rv) {
+		rx_complete_rqe(qp, SIW_WC_LOC_LEN_ERR, 0, 0, false);
+		return rv;
+	}
+	if (rx_place_send(f, cause)) {
+		rx_complete_rqe(qp, SIW_WC_LOC_PROT_ERR, 0, 0, false);
+		return iwtcp_term_set(cause, IWTCP_TERM_LAYER_RDMAP,
+				      IWTCP_TERM_RDMAP_CATASTROPHIC, 0);
+	}
+	if (!f->h.last)
+		return 0;
+	rx->msn[IWTCP_DDP_QN_SEND]++;
+	if (inval) {
+		rv = rx_send_inval(f, cause);
+		if (rv) {
+			rx_complete_rqe(qp, SIW_WC_REM_INV_REQ_ERR, 0, 0, false);
+			return rv;
+		}
+	}
+	rx_complete_rqe(qp, SIW_WC_SUCCESS, f->h.mo + f->h.data_len,
+			inval ? f->h.inval_stag : 0,
+			opcode == IWTCP_RDMAP_SEND_SE ||
+			opcode == IWTCP_RDMAP_SEND_SE_INV);
+	return 0;
+}
+
+/* RFC 5040 4.8: the peer terminates; report it, no TERMINATE back. */
+static void rx_terminate(struct rx_fpdu *f)
+{
+	struct iwtcp_qp *qp = f->qp;
+	struct iwtcp_rdmap_term t;
+	u8 status = SIW_WC_GENERAL_ERR;
+
+	if (!iwtcp_rdmap_parse_term(f->hdr, f->ulpdu_len, &t)) {
+		ibdev_info_ratelimited(qp->base_qp.device,
+				       "QP %u: peer sent TERMINATE layer %u type %u code %#x\n",
+				       qp->base_qp.qp_num, t.cause.layer,
+				       t.cause.etype, t.cause.ecode);
+		if (t.cause.layer == IWTCP_TERM_LAYER_RDMAP &&
+		    t.cause.etype == IWTCP_TERM_RDMAP_REMOTE_PROT)
+			status = SIW_WC_REM_ACCESS_ERR;
+		else if (t.cause.layer == IWTCP_TERM_LAYER_DDP &&
+			 t.cause.etype == IWTCP_TERM_DDP_TAGGED)
+			status = SIW_WC_REM_ACCESS_ERR;
+		else if (t.cause.layer == IWTCP_TERM_LAYER_RDMAP)
+			status = SIW_WC_REM_INV_REQ_ERR;
+	}
+	iwtcp_qp_terminated(qp, status);
+}
+
+/* Dispatch a checked segment by opcode (RFC 5040 4.1, Figure 4). */
+static int rx_segment(struct rx_fpdu *f, struct iwtcp_term_cause *cause)
+{
+	u8 opcode = FIELD_GET(IWTCP_RDMAP_OPCODE, f->h.ulp_ctrl);
+
+	switch (opcode) {
+	case IWTCP_RDMAP_WRITE:
+		return rx_write(f, cause);
+	case IWTCP_RDMAP_READ_RESP:
+		return rx_read_resp(f, cause);
+	case IWTCP_RDMAP_READ_REQ:
+		return rx_read_req(f, cause);
+	case IWTCP_RDMAP_TERMINATE:
+		rx_terminate(f);
+		return -ECONNRESET;
+	default:
+		return rx_send(f, opcode, cause);
+	}
+}
+
+/* Move the QP to TERMINATE with @cause, quoting the bad segment. */
+static void rx_error(struct rx_fpdu *f, const struct iwtcp_term_cause *cause,
+		     bool have_hdr)
+{
+	struct iwtcp_qp *qp = f->qp;
+	struct iwtcp_rdmap_term term = { .cause = *cause };
+	u8 opcode = FIELD_GET(IWTCP_RDMAP_OPCODE, f->h.ulp_ctrl);
+
+	/* RFC 5040 4.8: the DDP header, and the RDMAP one of a Read Request */
+	if (have_hdr && cause->layer != IWTCP_TERM_LAYER_LLP &&
+	    f->ulpdu_len >= f->h.hdr_len && f->ulpdu_len <= U16_MAX) {
+		term.ddp_len = f->h.hdr_len;
+		memcpy(term.ddp_hdr, f->hdr, f->h.hdr_len);
+		term.seg_len_valid = true;
+		term.seg_len = f->ulpdu_len;
+		if (!f->h.tagged && opcode == IWTCP_RDMAP_READ_REQ &&
+		    f->ulpdu_len == IWTCP_RDMAP_READ_REQ_LEN) {
+			term.rdmap_hdr_valid = true;
+			memcpy(term.rdmap_hdr, f->hdr + f->h.hdr_len,
+			       sizeof(term.rdmap_hdr));
+		}
+	}
+	ibdev_dbg(qp->base_qp.device, "QP %u: TERM layer %u type %u code %#x\n",
+		  qp->base_qp.qp_num, cause->layer, cause->etype, cause->ecode);
+	iwtcp_qp_terminate(qp, &term, SIW_WC_GENERAL_ERR);
+}
+
+/*
+ * Handle the FPDU starting at @skb/@off. Returns its wire length, 0 if
+ * it is not complete in the queue yet, or -errno when the stream ended.
+ */
+static int rx_fpdu(struct iwtcp_qp *qp, struct sock *sk, struct sk_buff *skb,
+		   u32 off)
+{
+	struct iwtcp_rx *rx = qp->rx;
+	struct iwtcp_term_cause cause;
+	struct iwtcp_mpa_fpdu_hdr fh;
+	struct rx_fpdu f = {
+		.qp = qp, .sk = sk, .skb = skb, .off = off,
+	};
+	u32 hdr_off = rx->st.markers &&
+		      !(rx->st.off % IWTCP_MPA_MARKER_PERIOD) ?
+		      IWTCP_MPA_MARKER_SIZE : 0;
+	u32 fpdu_len;
+	int rv;
+
+	if (rx_avail(&f, hdr_off + sizeof(fh)) < hdr_off + sizeof(fh) ||
+	    rx_copy_wire(&f, hdr_off, &fh, sizeof(fh)))
+		return 0;
+	f.ulpdu_len = be16_to_cpu(fh.ulpdu_len);
+	fpdu_len = iwtcp_fpdu_len(f.ulpdu_len);
+	if (rx->st.markers) {
+		rv = iwtcp_fpdu_markers(rx->st.off, fpdu_len, &f.layout);
+		if (rv)
+			return rv;
+	} else {
+		f.layout.wire_len = fpdu_len;
+	}
+	if (rx_avail(&f, f.layout.wire_len) < f.layout.wire_len)
+		return 0;
+	rv = rx_check_fpdu(&f, &rx->st, &cause);
+	if (rv)
+		goto err;
+	rv = rx_copy(&f, sizeof(fh), f.hdr, min_t(u32, f.ulpdu_len,
+						  sizeof(f.hdr)));
+	if (rv)
+		return rv;
+	rv = iwtcp_ddp_parse(f.hdr, f.ulpdu_len, &f.h, &cause);
+	if (rv >= 0)
+		rv = iwtcp_rdmap_check(&f.h, &cause);
+	if (rv < 0)
+		goto err_hdr;
+	rv = rx_segment(&f, &cause);
+	if (rv == -ECONNRESET)
+		return rv;
+	if (rv)
+		goto err_hdr;
+	rx->st.off += f.layout.wire_len;
+	return f.layout.wire_len;
+
+err_hdr:
+	rx_error(&f, &cause, true);
+	return -EPROTO;
+err:
+	rx_error(&f, &cause, false);
+	return -EPROTO;
+}
+
+/* tcp_read_sock() actor: whole FPDUs, or the rest of one handled earlier */
+static int rx_actor(read_descriptor_t *desc, struct sk_buff *skb,
+		    unsigned int off, size_t len)
+{
+	struct iwtcp_qp *qp = desc->arg.data;
+	struct iwtcp_rx *rx = qp->rx;
+	size_t done = 0;
+	int rv;
+
+	while (done < len) {
+		if (rx->skip) {
+			rv = min_t(size_t, rx->skip, len - done);
+			rx->skip -= rv;
+			done += rv;
+			continue;
+		}
+		if (rx->dead || READ_ONCE(qp->state) != IWTCP_QP_RTS) {
+			/* drop: the stream is over (see DOC: Receive) */
+			rx->dead = true;
+			return len;
+		}
+		rv = rx_fpdu(qp, skb->sk, skb, off + done);
+		if (!rv)
+			break;
+		if (rv < 0) {
+			rx->dead = true;
+			continue;
+		}
+		if (rv > len - done) {
+			rx->skip = rv - (len - done);
+			rv = len - done;
+		}
+		done += rv;
+	}
+	return done;
+}
+
+/**
+ * iwtcp_qp_rx() - receive what the socket holds
+ * @qp: the connected QP
+ * @sk: its socket, locked by the caller
+ *
+ * Context: the socket's data-ready callback (softirq, or process context
+ * releasing the socket lock), or process context with the socket locked.
+ */
+void iwtcp_qp_rx(struct iwtcp_qp *qp, struct sock *sk)
+{
+	read_descriptor_t desc = {
+		.arg.data = qp,
+		.count = 1,
+	};
+
+	if (qp->rx)
+		tcp_read_sock(sk, &desc, rx_actor);
+}
+
+/**
+ * iwtcp_qp_rx_start() - receive what arrived before the callbacks moved
+ * @qp: the QP just connected
+ *
+ * Context: process context.
+ */
+void iwtcp_qp_rx_start(struct iwtcp_qp *qp)
+{
+	lock_sock(qp->sk);
+	iwtcp_qp_rx(qp, qp->sk);
+	release_sock(qp->sk);
+}
+
+/**
+ * iwtcp_qp_rx_init() - receive state for a new connection
+ * @qp: the QP, not yet in RTS
+ * @st: the stream after the MPA start-up (markers, CRC, octets received,
+ *	the RTR included)
+ * @rtr_recv: the RTR this side received (IWTCP_MPA_RTR_*), or 0
+ *
+ * Context: process context.
+ * Return: 0 or -ENOMEM.
+ */
+int iwtcp_qp_rx_init(struct iwtcp_qp *qp, const struct iwtcp_fpdu_stream *st,
+		     u8 rtr_recv)
+{
+	struct iwtcp_rx *rx = kzalloc(sizeof(*rx), GFP_KERNEL);
+	u32 i;
+
+	if (!rx)
+		return -ENOMEM;
+	rx->st = *st;
+	for (i = 0; i < IWTCP_DDP_NR_QN; i++)
+		rx->msn[i] = IWTCP_DDP_MSN_INIT;
+	/* RFC 6581 9.2: the RTR took the first MSN of its queue */
+	if (rtr_recv == IWTCP_MPA_RTR_SEND)
+		rx->msn[IWTCP_DDP_QN_SEND]++;
+	if (rtr_recv == IWTCP_MPA_RTR_READ)
+		rx->msn[IWTCP_DDP_QN_READ_REQ]++;
+	qp->rx = rx;
+	return 0;
+}
+
+/**
+ * iwtcp_qp_rx_flush() - complete the receive of a Send in progress
+ * @qp: the QP entering ERROR
+ *
+ * Context: any context; the caller holds @rq_lock.
+ * Return: true if the receive CQ must be notified.
+ */
+bool iwtcp_qp_rx_flush(struct iwtcp_qp *qp)
+{
+	struct iwtcp_rx *rx = qp->rx;
+	struct iwtcp_wc wc = {
+		.qp = qp,
+		.opcode = SIW_OP_RECEIVE,
+		.status = SIW_WC_WR_FLUSH_ERR,
+	};
+
+	lockdep_assert_held(&qp->rq_lock);
+	if (!rx || !rx->rqe_owned)
+		return false;
+	rx->rqe_owned = false;
+	wc.id = rx->rqe.id;
+	return iwtcp_cq_push(to_iwtcp_cq(qp->base_qp.recv_cq), &wc) > 0;
+}

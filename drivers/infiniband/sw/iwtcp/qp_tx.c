@@ -1,0 +1,957 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * Transmit: SQ work requests, Read Responses and TERMINATE into FPDUs
+ * (RFC 5044 4) on the connection's TCP socket; SQ completions in order.
+ */
+
+/**
+ * DOC: Transmit
+ *
+ * One transmitter runs per QP at a time, under @tx_mutex: the libsiw
+ * doorbell (post_send of a user QP, process context) runs it directly when
+ * the mutex is free; everything else (kernel post_send, which may be
+ * called in atomic context, the socket's write-space callback, Read
+ * Requests and Read Responses arriving, a state change) queues @tx_work.
+ *
+ * The transmitter picks one message at a time: a TERMINATE when the QP
+ * entered TERMINATE, else the oldest inbound Read Request (its Read
+ * Response, RFC 5040 5.2), else the next SQ element. Each message is cut
+ * into FPDUs of at most MULPDU octets (RFC 5044 4.5, from the socket's
+ * current MSS), each written as one bio_vec array: markers and headers
+ * from a small scratch buffer, payload straight from the registered pages
+ * (TCP copies it; no bounce buffer). The CRC is computed over the same
+ * octets while the array is built. An FPDU that TCP takes only partly
+ * stays pending until the write-space callback reports room.
+ *
+ * SQ elements stay VALID in the ring until they complete. Completions
+ * leave in posting order (@sq_slots): a Send or Write completes once its
+ * last octet is in the socket, a Read when its last Read Response octet
+ * is placed, local operations when executed.
+ */
+#include <linux/bvec.h>
+#include <linux/highmem.h>
+#include <linux/uio.h>
+#include <linux/workqueue.h>
+#include <net/tcp.h>
+
+#include "qp.h"
+#include "qp_dp.h"
+#include "cq.h"
+#include "ddp.h"
+#include "fpdu.h"
+#include "mem.h"
+#include "rdmap.h"
+#include "ring.h"
+
+/* bio_vec pieces of one FPDU: payload pages, and markers splitting them */
+#define TX_BV_MAX	320
+/* scratch octets of one FPDU: header, markers, pad, CRC */
+#define TX_SCRATCH	1024
+/* largest ULPDU header: untagged DDP header and a Terminate header */
+#define TX_HDR_MAX	(sizeof(struct iwtcp_ddp_untagged_hdr) + IWTCP_TERM_HDR_MAX)
+
+enum tx_kind {
+	TX_NONE,
+	TX_SQ,
+	TX_READ_RESP,
+};
+
+/* A local buffer being sent, with a reference on its MR. */
+struct tx_src {
+	struct iwtcp_mr *mr;
+	u64 addr;
+	u32 len;
+};
+
+/**
+ * struct iwtcp_tx - transmit state of a connected QP (owner: @tx_mutex)
+ * @st: stream offset for markers, markers and CRC in this direction
+ * @msn: next MSN per untagged queue (RFC 5041 5.1)
+ * @kind: the message in progress
+ * @sqe: copy of its SQ element (TX_SQ)
+ * @sq_idx: its SQ index (TX_SQ)
+ * @rresp: the Read Request being answered (TX_READ_RESP)
+ * @src: payload sources, @nsrc of them; inline data is in @sqe
+ * @nsrc: see @src
+ * @len: payload octets of the message
+ * @off: payload octets already in FPDUs
+ * @started: the message's first FPDU is built
+ * @term_sent: the TERMINATE is in the socket
+ * @bv: the FPDU being written, @nbv pieces, @wire_len octets
+ * @nbv: see @bv
+ * @wire_len: see @bv
+ * @wire_sent: octets of it TCP took
+ * @layout: marker layout of the FPDU being built
+ * @wpos: wire octets of it built so far
+ * @mk: markers of it built so far
+ * @crc: CRC register over it
+ * @scratch_used: octets of @scratch used by the FPDU being built
+ * @scratch: markers, header, pad and CRC of the FPDU
+ */
+struct iwtcp_tx {
+	struct iwtcp_fpdu_stream st;
+	u32 msn[IWTCP_DDP_NR_QN];
+	enum tx_kind kind;
+	struct siw_sqe sqe;
+	u32 sq_idx;
+	struct iwtcp_irq_entry rresp;
+	struct tx_src src[SIW_MAX_SGE];
+	u32 nsrc;
+	u32 len;
+	u32 off;
+	bool started;
+	bool term_sent;
+	struct bio_vec bv[TX_BV_MAX];
+	u32 nbv;
+	u32 wire_len;
+	u32 wire_sent;
+	struct iwtcp_fpdu_layout layout;
+	u32 wpos;
+	u32 mk;
+	u32 crc;
+	u32 scratch_used;
+	u8 scratch[TX_SCRATCH];
+};
+
+static struct workqueue_struct *iwtcp_tx_wq;
+
+static struct iwtcp_device *qp_dev(struct iwtcp_qp *qp)
+{
+	return to_iwtcp_dev(qp->base_qp.device);
+}
+
+/* ------------------------------------------------------------------ */
+/* Completions in posting order                                        */
+
+/* Retire done SQ elements from the head. Caller holds @sq_lock. */
+static bool sq_retire(struct iwtcp_qp *qp)
+{
+	struct iwtcp_cq *cq = to_iwtcp_cq(qp->base_qp.send_cq);
+	bool notify = false;
+
+	lockdep_assert_held(&qp->sq_lock);
+	while (qp->sq.get != qp->sq_tx) {
+		struct iwtcp_sq_slot *slot = iwtcp_sq_slot(qp, qp->sq.get);
+		struct siw_sqe *sqe = iwtcp_ring_slot(&qp->sq, sizeof(*sqe),
+						      qp->sq.get);
+		struct iwtcp_wc wc = {
+			.id = slot->id,
+			.qp = qp,
+			.bytes = slot->bytes,
+			.opcode = slot->opcode,
+			.status = slot->status,
+		};
+
+		if (!slot->done)
+			break;
+		if ((slot->signalled || slot->status != SIW_WC_SUCCESS) &&
+		    iwtcp_cq_push(cq, &wc) > 0)
+			notify = true;
+		/* Hand the element back to its producer. */
+		smp_store_release(&sqe->flags, 0);
+		qp->sq.get++;
+	}
+	return notify;
+}
+
+/**
+ * iwtcp_sq_done() - an SQ element finished executing
+ * @qp: the QP
+ * @idx: its SQ index, from the transmitter
+ * @status: &enum siw_wc_status
+ *
+ * Completions leave in posting order: this one, and any done behind it,
+ * reach the CQ once all elements before them are done. An element the
+ * QP flushed meanwhile is left alone.
+ *
+ * Context: any context.
+ */
+void iwtcp_sq_done(struct iwtcp_qp *qp, u32 idx, u8 status)
+{
+	struct iwtcp_cq *cq = to_iwtcp_cq(qp->base_qp.send_cq);
+	unsigned long flags;
+	bool notify = false;
+
+	spin_lock_irqsave(&qp->sq_lock, flags);
+	if (idx - qp->sq.get < qp->sq_tx - qp->sq.get) {
+		struct iwtcp_sq_slot *slot = iwtcp_sq_slot(qp, idx);
+
+		slot->done = true;
+		slot->status = status;
+		notify = sq_retire(qp);
+	}
+	spin_unlock_irqrestore(&qp->sq_lock, flags);
+	if (notify)
+		iwtcp_cq_notify(cq);
+}
+
+/* ------------------------------------------------------------------ */
+/* Building one FPDU                                                   */
+
+static void *tx_scratch(struct iwtcp_tx *tx, u32 len)
+{
+	void *p = tx->scratch + tx->scratch_used;
+
+	if (WARN_ON_ONCE(tx->scratch_used + len > TX_SCRATCH))
+		return NULL;
+	tx->scratch_used += len;
+	return p;
+}
+
+static int tx_piece(struct iwtcp_tx *tx, struct page *page, u32 off, u32 len)
+{
+	if (WARN_ON_ONCE(tx->nbv == TX_BV_MAX))
+		return -EMSGSIZE;
+	bvec_set_page(&tx->bv[tx->nbv++], page, len, off);
+	tx->wpos += len;
+	tx->wire_len += len;
+	return 0;
+}
+
+/* Wire octets of the FPDU from @tx->wpos to the next marker. */
+static u32 tx_to_marker(struct iwtcp_tx *tx)
+{
+	struct iwtcp_fpdu_layout *l = &tx->layout;
+
+	if (tx->mk == l->nr)
+		return U32_MAX;
+	return l->first + IWTCP_MPA_MARKER_PERIOD * tx->mk - tx->wpos;
+}
+
+/* RFC 5044 4.3: a marker, when one is due here */
+static int tx_marker(struct iwtcp_tx *tx)
+{
+	struct iwtcp_mpa_marker *mk;
+
+	if (tx_to_marker(tx))
+		return 0;
+	mk = tx_scratch(tx, sizeof(*mk));
+	if (!mk)
+		return -EMSGSIZE;
+	mk->rsvd = 0;
+	mk->fpdu_ptr = cpu_to_be16(iwtcp_fpdu_marker_ptr(&tx->layout,
+							 tx->mk++));
+	if (tx->st.crc)
+		tx->crc = iwtcp_fpdu_crc_update(tx->crc, mk, sizeof(*mk));
+	return tx_piece(tx, virt_to_page(mk), offset_in_page(mk), sizeof(*mk));
+}
+
+/* Add FPDU content from one page, splitting it around markers. */
+static int tx_add_page(void *arg, struct page *page, u32 off, u32 len)
+{
+	struct iwtcp_tx *tx = arg;
+	u32 n;
+	int rv;
+
+	while (len) {
+		rv = tx_marker(tx);
+		if (rv)
+			return rv;
+		n = min(len, tx_to_marker(tx));
+		if (tx->st.crc) {
+			void *va = kmap_local_page(page);
+
+			tx->crc = iwtcp_fpdu_crc_update(tx->crc, va + off, n);
+			kunmap_local(va);
+		}
+		rv = tx_piece(tx, page, off, n);
+		if (rv)
+			return rv;
+		off += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/* Add FPDU content from the driver's own memory (scratch, SQE copy). */
+static int tx_add_kernel(struct iwtcp_tx *tx, const void *p, u32 len)
+{
+	u32 n;
+	int rv;
+
+	while (len) {
+		n = min_t(u32, len, PAGE_SIZE - offset_in_page(p));
+		rv = tx_add_page(tx, virt_to_page(p), offset_in_page(p), n);
+		if (rv)
+			return rv;
+		p += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/* Start an FPDU whose ULPDU (header @hdr and payload) is @ulpdu_len. */
+static int tx_fpdu_begin(struct iwtcp_tx *tx, const void *hdr, u32 hdr_len,
+			 u32 ulpdu_len)
+{
+	u32 fpdu_len = iwtcp_fpdu_len(ulpdu_len);
+	struct iwtcp_mpa_fpdu_hdr *fh;
+	int rv;
+
+	tx->nbv = 0;
+	tx->wire_len = 0;
+	tx->wire_sent = 0;
+	tx->wpos = 0;
+	tx->mk = 0;
+	tx->scratch_used = 0;
+	tx->crc = IWTCP_FPDU_CRC_SEED;
+	memset(&tx->layout, 0, sizeof(tx->layout));
+	if (tx->st.markers) {
+		rv = iwtcp_fpdu_markers(tx->st.off, fpdu_len, &tx->layout);
+		if (rv)
+			return rv;
+	}
+	fh = tx_scratch(tx, sizeof(*fh) + hdr_len);
+	if (!fh)
+		return -EMSGSIZE;
+	fh->ulpdu_len = cpu_to_be16(ulpdu_len);
+	memcpy(fh + 1, hdr, hdr_len);
+	return tx_add_kernel(tx, fh, sizeof(*fh) + hdr_len);
+}
+
+/* RFC 5044 4.1, 4.4: PAD, a marker due before the CRC, then the CRC. */
+static int tx_fpdu_end(struct iwtcp_tx *tx, u32 ulpdu_len)
+{
+	static const u8 zero_pad[IWTCP_MPA_FPDU_ALIGN];
+	struct iwtcp_mpa_trailer *tr;
+	u32 pad = iwtcp_fpdu_pad(ulpdu_len);
+	int rv = 0;
+
+	if (pad) {
+		u8 *p = tx_scratch(tx, pad);
+
+		if (!p)
+			return -EMSGSIZE;
+		memcpy(p, zero_pad, pad);
+		rv = tx_add_kernel(tx, p, pad);
+	}
+	if (!rv)
+		rv = tx_marker(tx);
+	if (rv)
+		return rv;
+	tr = tx_scratch(tx, sizeof(*tr));
+	if (!tr)
+		return -EMSGSIZE;
+	tr->crc = tx->st.crc ? iwtcp_fpdu_crc_final(tx->crc) : 0;
+	rv = tx_piece(tx, virt_to_page(tr), offset_in_page(tr), sizeof(*tr));
+	if (rv)
+		return rv;
+	if (WARN_ON_ONCE(tx->mk != tx->layout.nr))
+		return -EPROTO;
+	tx->st.off += tx->wire_len;
+	return 0;
+}
+
+/* One whole FPDU without payload: Read Request, TERMINATE, zero length. */
+static int tx_fpdu_hdr_only(struct iwtcp_tx *tx, const void *ulpdu, u32 len)
+{
+	int rv = tx_fpdu_begin(tx, ulpdu, len, len);
+
+	return rv ?: tx_fpdu_end(tx, len);
+}
+
+/* ------------------------------------------------------------------ */
+/* Writing it to the socket                                            */
+
+/*
+ * Write the rest of the pending FPDU. Returns 0 when it is all in the
+ * socket, -EAGAIN when TCP is full (the write-space callback kicks the
+ * transmitter again), or the socket's error.
+ */
+static int tx_push(struct iwtcp_qp *qp, bool more)
+{
+	struct iwtcp_tx *tx = qp->tx;
+	struct msghdr msg = {
+		.msg_flags = MSG_DONTWAIT | MSG_NOSIGNAL | (more ? MSG_MORE : 0),
+	};
+	u32 left = tx->wire_len - tx->wire_sent;
+	int rv;
+
+	iov_iter_bvec(&msg.msg_iter, ITER_SOURCE, tx->bv, tx->nbv,
+		      tx->wire_len);
+	iov_iter_advance(&msg.msg_iter, tx->wire_sent);
+	rv = tcp_sendmsg(qp->sk, &msg, left);
+	if (rv < 0)
+		return rv;
+	tx->wire_sent += rv;
+	return rv == left ? 0 : -EAGAIN;
+}
+
+/* ------------------------------------------------------------------ */
+/* Messages                                                            */
+
+static void tx_put_sources(struct iwtcp_tx *tx)
+{
+	while (tx->nsrc) {
+		struct tx_src *s = &tx->src[--tx->nsrc];
+
+		iwtcp_mem_put(s->mr);
+	}
+	if (tx->rresp.src) {
+		iwtcp_mem_put(tx->rresp.src);
+		tx->rresp.src = NULL;
+	}
+}
+
+static void tx_end_message(struct iwtcp_qp *qp, u8 status)
+{
+	struct iwtcp_tx *tx = qp->tx;
+	enum tx_kind kind = tx->kind;
+
+	tx_put_sources(tx);
+	tx->kind = TX_NONE;
+	tx->started = false;
+	/* A Read completes when its response is placed (qp_rx.c). */
+	if (kind == TX_SQ && (status != SIW_WC_SUCCESS ||
+			      (tx->sqe.opcode != SIW_OP_READ &&
+			       tx->sqe.opcode != SIW_OP_READ_LOCAL_INV)))
+		iwtcp_sq_done(qp, tx->sq_idx, status);
+}
+
+/* The DDP/RDMAP header of the next FPDU of the message in progress. */
+static u32 tx_msg_hdr(struct iwtcp_qp *qp, u32 paylen, bool last, u8 *hdr)
+{
+	struct iwtcp_tx *tx = qp->tx;
+	struct iwtcp_ddp_hdr h = { .last = last };
+	u8 opcode;
+
+	if (tx->kind == TX_READ_RESP) {
+		h.ulp_ctrl = iwtcp_rdmap_ctrl(IWTCP_RDMAP_READ_RESP);
+		h.stag = tx->rresp.sink_stag;
+		h.to = tx->rresp.sink_to + tx->off;
+		return iwtcp_ddp_build_tagged(&h, hdr, TX_HDR_MAX);
+	}
+	if (tx->sqe.opcode == SIW_OP_WRITE) {
+		h.ulp_ctrl = iwtcp_rdmap_ctrl(IWTCP_RDMAP_WRITE);
+		h.stag = tx->sqe.rkey;
+		h.to = tx->sqe.raddr + tx->off;
+		return iwtcp_ddp_build_tagged(&h, hdr, TX_HDR_MAX);
+	}
+	/* RFC 5040 4.3: Send, with Solicited Event and/or Invalidate */
+	if (tx->sqe.opcode == SIW_OP_SEND_REMOTE_INV) {
+		opcode = tx->sqe.flags & SIW_WQE_SOLICITED ?
+			 IWTCP_RDMAP_SEND_SE_INV : IWTCP_RDMAP_SEND_INV;
+		h.inval_stag = tx->sqe.rkey;
+	} else {
+		opcode = tx->sqe.flags & SIW_WQE_SOLICITED ?
+			 IWTCP_RDMAP_SEND_SE : IWTCP_RDMAP_SEND;
+	}
+	h.ulp_ctrl = iwtcp_rdmap_ctrl(opcode);
+	h.qn = IWTCP_DDP_QN_SEND;
+	h.msn = tx->msn[IWTCP_DDP_QN_SEND];
+	h.mo = tx->off;
+	if (last)
+		tx->msn[IWTCP_DDP_QN_SEND]++;
+	return iwtcp_ddp_build_untagged(&h, hdr, TX_HDR_MAX);
+}
+
+/* Payload of the FPDU: @len octets from message offset @tx->off. */
+static int tx_add_payload(struct iwtcp_qp *qp, u32 len)
+{
+	struct iwtcp_tx *tx = qp->tx;
+	u32 skip = tx->off, i, n;
+	int rv;
+
+	if (tx->kind == TX_READ_RESP)
+		return iwtcp_mem_walk(tx->rresp.src, tx->rresp.src_to + skip,
+				      len, tx_add_page, tx);
+	if (tx->sqe.flags & SIW_WQE_INLINE)
+		return tx_add_kernel(tx, (u8 *)&tx->sqe.sge[1] + skip, len);
+	for (i = 0; i < tx->nsrc && len; i++) {
+		struct tx_src *s = &tx->src[i];
+
+		if (skip >= s->len) {
+			skip -= s->len;
+			continue;
+		}
+		n = min(len, s->len - skip);
+		rv = iwtcp_mem_walk(s->mr, s->addr + skip, n, tx_add_page, tx);
+		if (rv)
+			return rv;
+		len -= n;
+		skip = 0;
+	}
+	return 0;
+}
+
+/* Build the next FPDU of a Send, Write or Read Response. */
+static int tx_build_data(struct iwtcp_qp *qp)
+{
+	struct iwtcp_tx *tx = qp->tx;
+	u32 mss = READ_ONCE(tcp_sk(qp->sk)->mss_cache);
+	u8 hdr[TX_HDR_MAX];
+	u32 hdr_len, room, paylen;
+	bool last;
+	int rv;
+
+	/* RFC 5044 4.5: FPDUs follow the current MSS */
+	room = iwtcp_fpdu_mulpdu(mss, tx->st.markers) -
+	       (tx->kind == TX_SQ && tx->sqe.opcode != SIW_OP_WRITE ?
+		sizeof(struct iwtcp_ddp_untagged_hdr) :
+		sizeof(struct iwtcp_ddp_tagged_hdr));
+	paylen = min(tx->len - tx->off, room);
+	last = tx->off + paylen == tx->len;
+	hdr_len = tx_msg_hdr(qp, paylen, last, hdr);
+	rv = tx_fpdu_begin(tx, hdr, hdr_len, hdr_len + paylen);
+	if (!rv)
+		rv = tx_add_payload(qp, paylen);
+	if (!rv)
+		rv = tx_fpdu_end(tx, hdr_len + paylen);
+	if (rv)
+		return rv;
+	tx->off += paylen;
+	tx->started = true;
+	return 0;
+}
+
+/* RFC 5040 4.4: a Read Request; the Read goes on the ORQ. */
+static int tx_build_read_req(struct iwtcp_qp *qp)
+{
+	struct iwtcp_tx *tx = qp->tx;
+	struct iwtcp_rdmap_read rr = {
+		.sink_stag = tx->sqe.sge[0].lkey,
+		.sink_to = tx->sqe.sge[0].laddr,
+		.size = tx->len,
+		.src_stag = tx->sqe.rkey,
+		.src_to = tx->sqe.raddr,
+	};
+	struct iwtcp_orq_entry *e;
+	u8 ulpdu[IWTCP_RDMAP_READ_REQ_LEN];
+	unsigned long flags;
+	int len, rv;
+
+	len = iwtcp_rdmap_build_read_req(&rr, tx->msn[IWTCP_DDP_QN_READ_REQ],
+					 ulpdu, sizeof(ulpdu));
+	if (len < 0)
+		return len;
+	rv = tx_fpdu_hdr_only(tx, ulpdu, len);
+	if (rv)
+		return rv;
+	tx->msn[IWTCP_DDP_QN_READ_REQ]++;
+	spin_lock_irqsave(&qp->orq_lock, flags);
+	e = &qp->orq[qp->orq_put % qp->orq_size];
+	e->sq_idx = tx->sq_idx;
+	e->sink_stag = rr.sink_stag;
+	e->sink_to = rr.sink_to;
+	e->len = rr.size;
+	e->got = 0;
+	e->inval = tx->sqe.opcode == SIW_OP_READ_LOCAL_INV;
+	qp->orq_put++;
+	spin_unlock_irqrestore(&qp->orq_lock, flags);
+	tx->off = tx->len;
+	tx->started = true;
+	return 0;
+}
+
+/* The next FPDU of the message in progress. */
+static int tx_build(struct iwtcp_qp *qp)
+{
+	struct iwtcp_tx *tx = qp->tx;
+
+	if (tx->kind == TX_SQ && (tx->sqe.opcode == SIW_OP_READ ||
+				  tx->sqe.opcode == SIW_OP_READ_LOCAL_INV))
+		return tx_build_read_req(qp);
+	return tx_build_data(qp);
+}
+
+/* Resolve and check the local buffers of an SQ element. */
+static u8 tx_sources(struct iwtcp_qp *qp)
+{
+	struct iwtcp_tx *tx = qp->tx;
+	struct siw_sqe *sqe = &tx->sqe;
+	u64 len = 0;
+	u32 i;
+
+	if (sqe->flags & SIW_WQE_INLINE) {
+		if (sqe->sge[0].length > qp->max_inline)
+			return SIW_WC_LOC_LEN_ERR;
+		tx->len = sqe->sge[0].length;
+		return SIW_WC_SUCCESS;
+	}
+	if (sqe->num_sge > qp->max_send_sge)
+		return SIW_WC_LOC_QP_OP_ERR;
+	for (i = 0; i < sqe->num_sge; i++) {
+		struct siw_sge *sge = &sqe->sge[i];
+		struct iwtcp_mr *mr;
+
+		if (!sge->length)
+			continue;
+		mr = iwtcp_mem_get(qp_dev(qp), sge->lkey);
+		if (!mr)
+			return SIW_WC_LOC_PROT_ERR;
+		tx->src[tx->nsrc].mr = mr;
+		tx->src[tx->nsrc].addr = sge->laddr;
+		tx->src[tx->nsrc++].len = sge->length;
+		if (iwtcp_mem_check(mr, qp->base_qp.pd, 0, sge->laddr,
+				    sge->length))
+			return SIW_WC_LOC_PROT_ERR;
+		len += sge->length;
+	}
+	if (len > U32_MAX)
+		return SIW_WC_LOC_LEN_ERR;
+	tx->len = len;
+	return SIW_WC_SUCCESS;
+}
+
+/* RFC 5040 4.4: the local sink of a Read: one SGE, writable. */
+static u8 tx_read_sink(struct iwtcp_qp *qp)
+{
+	struct siw_sqe *sqe = &qp->tx->sqe;
+	struct iwtcp_mr *mr;
+	u8 status = SIW_WC_SUCCESS;
+
+	if (sqe->num_sge != 1)
+		return SIW_WC_LOC_QP_OP_ERR;
+	qp->tx->len = sqe->sge[0].length;
+	if (!sqe->sge[0].length)
+		return SIW_WC_SUCCESS;
+	mr = iwtcp_mem_get(qp_dev(qp), sqe->sge[0].lkey);
+	if (!mr)
+		return SIW_WC_LOC_PROT_ERR;
+	if (iwtcp_mem_check(mr, qp->base_qp.pd, IB_ACCESS_LOCAL_WRITE,
+			    sqe->sge[0].laddr, sqe->sge[0].length))
+		status = SIW_WC_LOC_PROT_ERR;
+	iwtcp_mem_put(mr);
+	return status;
+}
+
+/* Execute a local operation; returns its completion status. */
+static u8 tx_local_op(struct iwtcp_qp *qp)
+{
+	struct siw_sqe *sqe = &qp->tx->sqe;
+	int rv;
+
+	if (sqe->opcode == SIW_OP_INVAL_STAG)
+		rv = iwtcp_mem_invalidate(qp_dev(qp), qp->base_qp.pd,
+					  sqe->rkey);
+	else
+		rv = iwtcp_mem_fast_reg(qp->base_qp.pd,
+					(struct ib_mr *)(uintptr_t)sqe->base_mr,
+					sqe->rkey, sqe->access);
+	return rv ? SIW_WC_LOC_PROT_ERR : SIW_WC_SUCCESS;
+}
+
+/* Check an SQ element just taken; returns its status so far. */
+static u8 tx_prepare_sqe(struct iwtcp_qp *qp, bool user)
+{
+	struct iwtcp_tx *tx = qp->tx;
+
+	switch (tx->sqe.opcode) {
+	case SIW_OP_SEND:
+	case SIW_OP_SEND_REMOTE_INV:
+	case SIW_OP_WRITE:
+		return tx_sources(qp);
+	case SIW_OP_READ:
+		return tx_read_sink(qp);
+	case SIW_OP_READ_LOCAL_INV:
+	case SIW_OP_INVAL_STAG:
+	case SIW_OP_REG_MR:
+		/* kernel work requests only: a user SQE holds no MR pointer */
+		if (user)
+			return SIW_WC_LOC_QP_OP_ERR;
+		return tx->sqe.opcode == SIW_OP_READ_LOCAL_INV ?
+		       tx_read_sink(qp) : SIW_WC_SUCCESS;
+	default:
+		return SIW_WC_LOC_QP_OP_ERR;
+	}
+}
+
+static bool tx_is_read(u8 opcode)
+{
+	return opcode == SIW_OP_READ || opcode == SIW_OP_READ_LOCAL_INV;
+}
+
+/*
+ * Take the next SQ element, unless the ORQ is full for a Read or a Read
+ * fence waits for the Reads before it (RFC 5040 5.1). Returns true when
+ * @tx holds a new message.
+ */
+static bool tx_take_sqe(struct iwtcp_qp *qp)
+{
+	struct iwtcp_tx *tx = qp->tx;
+	struct iwtcp_sq_slot *slot;
+	struct siw_sqe *sqe;
+	unsigned long flags;
+	u32 reads;
+	bool taken = false;
+
+	spin_lock_irqsave(&qp->sq_lock, flags);
+	sqe = iwtcp_ring_slot(&qp->sq, sizeof(*sqe), qp->sq_tx);
+	if (qp->sq_tx - qp->sq.get >= qp->sq.size ||
+	    /* pairs with the producer's release of VALID */
+	    !(smp_load_acquire(&sqe->flags) & SIW_WQE_VALID))
+		goto out;
+	memcpy(&tx->sqe, sqe, sizeof(tx->sqe));
+	reads = READ_ONCE(qp->orq_put) - READ_ONCE(qp->orq_get);
+	if ((tx->sqe.flags & SIW_WQE_READ_FENCE) && reads)
+		goto out;
+	if (tx_is_read(tx->sqe.opcode) && reads >= qp->orq_size)
+		goto out;
+	tx->sq_idx = qp->sq_tx++;
+	slot = iwtcp_sq_slot(qp, tx->sq_idx);
+	slot->id = tx->sqe.id;
+	slot->opcode = tx->sqe.opcode < SIW_NUM_OPCODES ? tx->sqe.opcode :
+						       SIW_OP_SEND;
+	slot->signalled = qp->sig_all ||
+			  (tx->sqe.flags & SIW_WQE_SIGNALLED);
+	slot->done = false;
+	slot->bytes = 0;
+	taken = true;
+out:
+	spin_unlock_irqrestore(&qp->sq_lock, flags);
+	return taken;
+}
+
+/* A local error ends the connection (RFC 5040 7.1: TERM, local catastrophic). */
+static void tx_local_error(struct iwtcp_qp *qp)
+{
+	struct iwtcp_rdmap_term term = {
+		.cause = {
+			.layer = IWTCP_TERM_LAYER_RDMAP,
+			.etype = IWTCP_TERM_RDMAP_CATASTROPHIC,
+		},
+	};
+
+	iwtcp_qp_terminate(qp, &term, SIW_WC_GENERAL_ERR);
+}
+
+/* Start the next message; returns false when there is none to start. */
+static bool tx_next_message(struct iwtcp_qp *qp, bool user)
+{
+	struct iwtcp_tx *tx = qp->tx;
+	unsigned long flags;
+	u8 status;
+
+	spin_lock_irqsave(&qp->irq_lock, flags);
+	if (qp->irq_get != qp->irq_put) {
+		tx->rresp = qp->irq[qp->irq_get++ % qp->irq_size];
+		spin_unlock_irqrestore(&qp->irq_lock, flags);
+		tx->kind = TX_READ_RESP;
+		tx->len = tx->rresp.len;
+		tx->off = 0;
+		return true;
+	}
+	spin_unlock_irqrestore(&qp->irq_lock, flags);
+	if (!tx_take_sqe(qp))
+		return false;
+	tx->kind = TX_SQ;
+	tx->off = 0;
+	tx->len = 0;
+	status = tx_prepare_sqe(qp, user);
+	iwtcp_sq_slot(qp, tx->sq_idx)->bytes = tx->len;
+	if (status == SIW_WC_SUCCESS && (tx->sqe.opcode == SIW_OP_INVAL_STAG ||
+					 tx->sqe.opcode == SIW_OP_REG_MR))
+		status = tx_local_op(qp);
+	if (status != SIW_WC_SUCCESS || tx->sqe.opcode == SIW_OP_INVAL_STAG ||
+	    tx->sqe.opcode == SIW_OP_REG_MR) {
+		tx_end_message(qp, status);
+		if (status != SIW_WC_SUCCESS)
+			tx_local_error(qp);
+	}
+	return true;
+}
+
+/* RFC 5040 4.8: the TERMINATE, on queue 2. */
+static int tx_build_term(struct iwtcp_qp *qp)
+{
+	struct iwtcp_rdmap_term term;
+	u8 ulpdu[TX_HDR_MAX];
+	unsigned long flags;
+	int len;
+
+	spin_lock_irqsave(&qp->state_lock, flags);
+	term = qp->term;
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+	len = iwtcp_rdmap_build_term(&term, qp->tx->msn[IWTCP_DDP_QN_TERMINATE]++,
+				     ulpdu, sizeof(ulpdu));
+	if (len < 0)
+		return len;
+	return tx_fpdu_hdr_only(qp->tx, ulpdu, len);
+}
+
+/* The QP left RTS: no new message; a TERMINATE goes out, then ERROR. */
+static void tx_stopped(struct iwtcp_qp *qp, enum iwtcp_qp_state state)
+{
+	struct iwtcp_tx *tx = qp->tx;
+
+	if (tx->kind != TX_NONE)
+		tx_end_message(qp, SIW_WC_WR_FLUSH_ERR);
+	if (state != IWTCP_QP_TERMINATE)
+		return;
+	if (!tx->term_sent && !tx_build_term(qp)) {
+		tx->term_sent = true;
+		if (tx_push(qp, false) == -EAGAIN)
+			return;	/* the write-space callback comes back */
+	}
+	iwtcp_qp_to_error(qp);
+}
+
+static bool tx_is_user(struct iwtcp_qp *qp)
+{
+	return !rdma_is_kernel_res(&qp->base_qp.res);
+}
+
+/* The transmitter. Caller holds @tx_mutex. */
+static void tx_run(struct iwtcp_qp *qp)
+{
+	struct iwtcp_tx *tx = qp->tx;
+	enum iwtcp_qp_state state;
+	bool user = tx_is_user(qp);
+	int rv;
+
+	lockdep_assert_held(&qp->tx_mutex);
+	for (;;) {
+		if (tx->wire_sent < tx->wire_len) {
+			rv = tx_push(qp, tx->kind != TX_NONE && tx->off < tx->len);
+			if (rv == -EAGAIN)
+				return;
+			if (rv) {
+				tx->wire_sent = tx->wire_len;
+				iwtcp_qp_to_error(qp);
+			}
+			continue;
+		}
+		state = READ_ONCE(qp->state);
+		if (state != IWTCP_QP_RTS) {
+			tx_stopped(qp, state);
+			return;
+		}
+		if (tx->kind != TX_NONE && tx->started && tx->off == tx->len) {
+			tx_end_message(qp, SIW_WC_SUCCESS);
+			continue;
+		}
+		if (tx->kind == TX_NONE && !tx_next_message(qp, user))
+			return;
+		if (tx->kind == TX_NONE)
+			continue;
+		rv = tx_build(qp);
+		if (rv) {
+			ibdev_warn_ratelimited(qp->base_qp.device,
+					       "QP %u: FPDU not built: %d\n",
+					       qp->base_qp.qp_num, rv);
+			tx->wire_len = 0;
+			tx_end_message(qp, SIW_WC_GENERAL_ERR);
+			tx_local_error(qp);
+		}
+	}
+}
+
+/**
+ * iwtcp_qp_tx_work() - the QP's transmit work item (@tx_work)
+ * @work: the work item; its queuing took a QP reference, dropped here
+ *
+ * Context: workqueue (process context).
+ */
+void iwtcp_qp_tx_work(struct work_struct *work)
+{
+	struct iwtcp_qp *qp = container_of(work, struct iwtcp_qp, tx_work);
+
+	mutex_lock(&qp->tx_mutex);
+	if (qp->tx)
+		tx_run(qp);
+	mutex_unlock(&qp->tx_mutex);
+	iwtcp_qp_rem_ref(&qp->base_qp);
+}
+
+/**
+ * iwtcp_qp_tx_kick() - have the transmitter look at the QP again
+ * @qp: the QP
+ *
+ * Context: any context.
+ */
+void iwtcp_qp_tx_kick(struct iwtcp_qp *qp)
+{
+	iwtcp_qp_add_ref(&qp->base_qp);
+	if (!queue_work(iwtcp_tx_wq, &qp->tx_work))
+		iwtcp_qp_rem_ref(&qp->base_qp);
+}
+
+/**
+ * iwtcp_qp_tx_doorbell() - run the transmitter in the caller's context
+ * @qp: a user QP whose doorbell rang
+ *
+ * If another context transmits already, it will see the new elements.
+ *
+ * Context: process context (the uverbs post_send command).
+ */
+void iwtcp_qp_tx_doorbell(struct iwtcp_qp *qp)
+{
+	might_sleep();
+	if (!mutex_trylock(&qp->tx_mutex)) {
+		iwtcp_qp_tx_kick(qp);
+		return;
+	}
+	if (qp->tx)
+		tx_run(qp);
+	mutex_unlock(&qp->tx_mutex);
+}
+
+/**
+ * iwtcp_qp_tx_init() - transmit state for a new connection
+ * @qp: the QP, not yet in RTS
+ * @st: the stream after the MPA start-up (markers, CRC, octets sent,
+ *	the RTR included)
+ * @rtr_sent: the RTR this side sent (IWTCP_MPA_RTR_*), or 0
+ *
+ * Context: process context.
+ * Return: 0 or -ENOMEM.
+ */
+int iwtcp_qp_tx_init(struct iwtcp_qp *qp, const struct iwtcp_fpdu_stream *st,
+		     u8 rtr_sent)
+{
+	struct iwtcp_tx *tx = kzalloc(sizeof(*tx), GFP_KERNEL);
+	u32 i;
+
+	if (!tx)
+		return -ENOMEM;
+	tx->st = *st;
+	for (i = 0; i < IWTCP_DDP_NR_QN; i++)
+		tx->msn[i] = IWTCP_DDP_MSN_INIT;
+	/* RFC 6581 9.2: the RTR took the first MSN of its queue */
+	if (rtr_sent == IWTCP_MPA_RTR_SEND)
+		tx->msn[IWTCP_DDP_QN_SEND]++;
+	if (rtr_sent == IWTCP_MPA_RTR_READ)
+		tx->msn[IWTCP_DDP_QN_READ_REQ]++;
+	mutex_lock(&qp->tx_mutex);
+	qp->tx = tx;
+	mutex_unlock(&qp->tx_mutex);
+	return 0;
+}
+
+/**
+ * iwtcp_qp_tx_free() - free the transmit state
+ * @qp: the QP, unreachable by any other context
+ *
+ * Context: process context.
+ */
+void iwtcp_qp_tx_free(struct iwtcp_qp *qp)
+{
+	if (!qp->tx)
+		return;
+	tx_put_sources(qp->tx);
+	kfree(qp->tx);
+	qp->tx = NULL;
+}
+
+/**
+ * iwtcp_qp_tx_wq_init() - module init of the transmit workqueue
+ *
+ * Context: module init.
+ * Return: 0 or -ENOMEM.
+ */
+int iwtcp_qp_tx_wq_init(void)
+{
+	iwtcp_tx_wq = alloc_workqueue("iwtcp_tx", WQ_MEM_RECLAIM | WQ_HIGHPRI,
+				      0);
+	return iwtcp_tx_wq ? 0 : -ENOMEM;
+}
+
+/**
+ * iwtcp_qp_tx_wq_exit() - module exit of the transmit workqueue
+ *
+ * Context: module exit, after every device is gone.
+ */
+void iwtcp_qp_tx_wq_exit(void)
+{
+	destroy_workqueue(iwtcp_tx_wq);
+}
