@@ -3,7 +3,7 @@
 #
 # Connection establishment through rdma_cm and iw_cm on iwtcp: MPA
 # start-up (RFC 5044 7.1) with the enhanced setup of RFC 6581, between
-# two iwtcp hosts. No data moves: the data path is not there yet.
+# two iwtcp hosts. Data transfer over these connections: data.sh.
 # Runs in the guest; topology: lib.sh's two hosts, the server on
 # 192.0.2.2 (ns2), the client in ns1.
 

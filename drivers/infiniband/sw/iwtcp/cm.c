@@ -524,7 +524,7 @@ static void cep_streams_init(struct iwtcp_cep *cep)
  * arrived already.
  */
 static int cep_start_data_path(struct iwtcp_cep *cep, u8 rtr_sent,
-			       u8 rtr_recv)
+			       u8 rtr_recv, bool hold_tx)
 {
 	struct sock *sk = cep->sock->sk;
 	struct iwtcp_qp_conn conn = {
@@ -535,6 +535,7 @@ static int cep_start_data_path(struct iwtcp_cep *cep, u8 rtr_sent,
 		.rx_st = cep->rx_st,
 		.rtr_sent = rtr_sent,
 		.rtr_recv = rtr_recv,
+		.hold_tx = hold_tx,
 	};
 	int rv = iwtcp_qp_connected(cep->qp, cep, &conn);
 
@@ -595,18 +596,27 @@ static bool cm_addr_any(const struct sockaddr_storage *a)
  * to the device's netdev, so that one wildcard listener per device can
  * share a port. The bind runs with the caller's credentials: a port
  * below 1024 needs CAP_NET_BIND_SERVICE, as for any socket.
+ * Returns 0, -ENETUNREACH when the netdev lives in another network
+ * namespace than the socket (nothing can arrive for this device there),
+ * or the bind's error.
  */
 static int cm_bind(struct iwtcp_device *dev, struct socket *sock,
 		   struct sockaddr_storage *addr)
 {
 	struct net_device *netdev;
+	int rv = 0;
 
 	if (cm_addr_any(addr)) {
 		netdev = ib_device_get_netdev(&dev->base_dev, IWTCP_PORT);
 		if (!netdev)
 			return -ENODEV;
-		sock->sk->sk_bound_dev_if = netdev->ifindex;
+		if (net_eq(dev_net(netdev), sock_net(sock->sk)))
+			sock->sk->sk_bound_dev_if = netdev->ifindex;
+		else
+			rv = -ENETUNREACH;
 		dev_put(netdev);
+		if (rv)
+			return rv;
 	}
 	return kernel_bind(sock, (struct sockaddr *)addr,
 			   addr->ss_family == AF_INET ?
@@ -636,8 +646,17 @@ int iwtcp_create_listen(struct iw_cm_id *cm_id, int backlog)
 	rv = cm_bind(dev, sock, &cm_id->local_addr);
 	if (!rv)
 		rv = kernel_listen(sock, backlog);
-	if (rv)
+	/*
+	 * rdma_cm listens on every device for a wildcard address, also on
+	 * those whose netdev is in another namespace: such a listener has
+	 * no socket and never reports a request.
+	 */
+	if (rv == -ENETUNREACH) {
+		sock_release(sock);
+		sock = NULL;
+	} else if (rv) {
 		goto err_release_sock;
+	}
 	cep = cep_alloc(dev, CEP_LISTENING);
 	if (!cep) {
 		rv = -ENOMEM;
@@ -647,12 +666,14 @@ int iwtcp_create_listen(struct iw_cm_id *cm_id, int backlog)
 	cm_id->add_ref(cm_id);
 	cep->cm_id = cm_id;
 	cm_id->provider_data = cep;
-	cep_attach_sock(cep, sock, NULL);
+	if (sock)
+		cep_attach_sock(cep, sock, NULL);
 	mutex_unlock(&cep->lock);
 	return 0;
 
 err_release_sock:
-	sock_release(sock);
+	if (sock)
+		sock_release(sock);
 	return rv;
 }
 
@@ -799,7 +820,7 @@ static void responder_got_rtr(struct iwtcp_cep *cep)
 		cep_close_accepted(cep, -ECONNRESET);
 		return;
 	}
-	rv = cep_start_data_path(cep, 0, rtr);
+	rv = cep_start_data_path(cep, 0, rtr, false);
 	if (rv) {
 		cep_send_term(cep, IWTCP_TERM_MPA_CATASTROPHIC);
 		cep_close_accepted(cep, rv);
@@ -905,7 +926,7 @@ static void initiator_got_reply(struct iwtcp_cep *cep)
 		rv = initiator_send_rtr(cep);
 	if (!rv)
 		rv = cep_start_data_path(cep, cep->result.p2p ?
-					 cep->result.rtr : 0, 0);
+					 cep->result.rtr : 0, 0, false);
 	if (rv) {
 		/* RFC 6581 9.3: a local error without its own code is 0x05 */
 		cep_send_term(cep, cep->result.term ?:
@@ -1192,9 +1213,12 @@ static int cm_accept_locked(struct iwtcp_cep *cep, struct iw_cm_id *cm_id,
 			      IWTCP_TERM_MPA_CATASTROPHIC);
 		return neg;
 	}
-	/* Without an RTR the initiator may send right after the Reply. */
+	/*
+	 * Without an RTR the initiator may send right after the Reply; we
+	 * send once its first FPDU arrived (RFC 5044 7.1.2 rule 4).
+	 */
 	if (!rv && !cep->result.p2p) {
-		rv = cep_start_data_path(cep, 0, 0);
+		rv = cep_start_data_path(cep, 0, 0, true);
 		if (rv)
 			cep_send_term(cep, IWTCP_TERM_MPA_CATASTROPHIC);
 	}

@@ -302,6 +302,8 @@ struct iwtcp_irq_entry {
  * @term: the TERMINATE to send, valid in IWTCP_QP_TERMINATE (set under
  *	@state_lock by whoever moved the QP there)
  * @term_status: completion status for the oldest outstanding work
+ * @tx_hold: nothing may be sent until the first FPDU arrived (RFC 5044
+ *	7.1.2 rule 4); cleared by receive (READ_ONCE/WRITE_ONCE)
  */
 struct iwtcp_qp {
 	struct ib_qp base_qp;
@@ -348,6 +350,7 @@ struct iwtcp_qp {
 	u32 irq_get;
 	struct iwtcp_rdmap_term term;
 	u8 term_status;
+	bool tx_hold;
 };
 
 /**

@@ -953,6 +953,7 @@ int iwtcp_qp_connected(struct iwtcp_qp *qp, struct iwtcp_cep *cep,
 	if (rv)
 		return rv;
 	qp_queue_read_rtr(qp, conn);
+	qp->tx_hold = conn->hold_tx;
 	sock_hold(conn->sk);
 	qp->sk = conn->sk;
 	rv = -EINVAL;

@@ -31,6 +31,8 @@ struct sock;
  * @rx_st: receive direction: markers, CRC, octets received
  * @rtr_sent: RTR type this side sent (IWTCP_MPA_RTR_*), or 0
  * @rtr_recv: RTR type this side received, or 0
+ * @hold_tx: a responder without RTR: it sends no FPDU before it received
+ *	one (RFC 5044 7.1.2 rule 4)
  */
 struct iwtcp_qp_conn {
 	struct sock *sk;
@@ -40,6 +42,7 @@ struct iwtcp_qp_conn {
 	struct iwtcp_fpdu_stream rx_st;
 	u8 rtr_sent;
 	u8 rtr_recv;
+	bool hold_tx;
 };
 
 int iwtcp_qp_connected(struct iwtcp_qp *qp, struct iwtcp_cep *cep,

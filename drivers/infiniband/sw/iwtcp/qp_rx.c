@@ -681,6 +681,11 @@ static int rx_fpdu(struct iwtcp_qp *qp, struct sock *sk, struct sk_buff *skb,
 	if (rv)
 		goto err_hdr;
 	rx->st.off += f.layout.wire_len;
+	/* RFC 5044 7.1.2 rule 4: a responder sends once it received one */
+	if (READ_ONCE(qp->tx_hold)) {
+		WRITE_ONCE(qp->tx_hold, false);
+		iwtcp_qp_tx_kick(qp);
+	}
 	return f.layout.wire_len;
 
 err_hdr:

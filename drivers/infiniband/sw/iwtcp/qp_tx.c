@@ -562,8 +562,9 @@ static u8 tx_sources(struct iwtcp_qp *qp)
 	u64 len = 0;
 	u32 i;
 
+	/* siw ABI: libsiw inlines up to SIW_MAX_INLINE whatever was asked */
 	if (sqe->flags & SIW_WQE_INLINE) {
-		if (sqe->sge[0].length > qp->max_inline)
+		if (sqe->sge[0].length > IWTCP_MAX_INLINE)
 			return SIW_WC_LOC_LEN_ERR;
 		tx->len = sqe->sge[0].length;
 		return SIW_WC_SUCCESS;
@@ -816,6 +817,9 @@ static void tx_run(struct iwtcp_qp *qp)
 			tx_stopped(qp, state);
 			return;
 		}
+		/* RFC 5044 7.1.2 rule 4: receive kicks us once it may go */
+		if (READ_ONCE(qp->tx_hold))
+			return;
 		if (tx->kind != TX_NONE && tx->started && tx->off == tx->len) {
 			tx_end_message(qp, SIW_WC_SUCCESS);
 			continue;

@@ -1,0 +1,236 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The data path (RFC 5044 FPDUs, RFC 5041 DDP, RFC 5040 RDMAP) between two
+# iwtcp hosts, through the stock tools: rping -V (Send, RDMA Read, RDMA
+# Write, verified), ucmatose, perftest with rdma_cm (-R), and the project's
+# dp_test for byte-exact integrity and for bad operations.
+# Runs in the guest; topology: lib.sh's two hosts, servers on 192.0.2.2.
+
+# shellcheck disable=SC2317 # the cases are called through ktap_run
+set -euo pipefail
+
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+source "$(dirname "$0")/lib.sh"
+
+DP_TEST=${DP_TEST:-$(dirname "$0")/../.cache/bin/dp_test}
+
+require_cmd ip rdma rping ucmatose ib_send_bw ib_write_bw ib_read_bw \
+	ib_send_lat ib_write_lat ib_read_lat timeout
+[[ -x $DP_TEST ]] || ktap_skip_all "$DP_TEST not built (make -C selftests)"
+modinfo iwtcp >/dev/null 2>&1 || ktap_skip_all "module iwtcp not installed"
+
+out=$(mktemp -d)
+echo 7500 >"$out/port"
+
+next_port() {
+	port=$(($(cat "$out/port") + 1))
+	echo "$port" >"$out/port"
+}
+
+set_both() {
+	echo "$2" >"/sys/class/infiniband/iwtcp_a/$1"
+	echo "$2" >"/sys/class/infiniband/iwtcp_b/$1"
+}
+
+defaults() {
+	set_both mpa_crc on
+	set_both mpa_markers on
+	set_both mpa_p2p 1
+	set_both mpa_rtr "send write read"
+}
+
+# Start a server in ns2 in the background: bg_server LOG COMMAND...
+bg_server() {
+	local log=$1
+
+	shift
+	timeout 300 ip netns exec "$ns2" "$@" >"$log" 2>&1 &
+	server_pid=$!
+}
+
+# Wait until something listens on $port in ns2 (our kernel sockets show).
+wait_listen() {
+	wait_for 10 bash -c "ip netns exec $ns2 ss -ltnH | grep -q ':$port '"
+}
+
+# The server's status, its output shown on failure.
+server_done() {
+	local rc=0
+
+	wait "$server_pid" || rc=$?
+	((rc == 0)) || sed 's/^/# server: /' "$1" >&2
+	return "$rc"
+}
+
+# rping_v SIZE COUNT: rping -V both ways, verified by both sides.
+rping_v() {
+	next_port
+	bg_server "$out/rping_s" rping -s -a 192.0.2.2 -p "$port" -C "$2" \
+		-S "$1" -V
+	wait_listen
+	timeout 120 ip netns exec "$ns1" rping -c -a 192.0.2.2 -p "$port" \
+		-C "$2" -S "$1" -V
+	server_done "$out/rping_s"
+}
+
+rping_sizes() {
+	local s
+
+	for s in 23 100 511 512 513 1448 4096 9000 65535; do
+		echo "# rping -V -S $s" >&2
+		rping_v "$s" 3
+	done
+}
+
+# Issue 3's matrix: CRC x markers x peer-to-peer and each RTR type.
+rping_settings_matrix() {
+	local crc markers rtr
+
+	for crc in off on required; do
+		for markers in on required; do
+			for rtr in none send write read; do
+				set_both mpa_crc "$crc"
+				set_both mpa_markers "$markers"
+				if [[ $rtr == none ]]; then
+					set_both mpa_p2p 0
+				else
+					set_both mpa_p2p 1
+					set_both mpa_rtr "$rtr"
+				fi
+				echo "# crc $crc markers $markers rtr $rtr" >&2
+				rping_v 1000 2
+			done
+		done
+	done
+	defaults
+}
+
+ucmatose_run() {
+	next_port
+	bg_server "$out/ucma_s" ucmatose -p "$port" -C 10 -S 4000
+	wait_listen
+	timeout 120 ip netns exec "$ns1" ucmatose -s 192.0.2.2 -p "$port" \
+		-C 10 -S 4000
+	server_done "$out/ucma_s"
+}
+
+ucmatose_markers() {
+	set_both mpa_markers required
+	ucmatose_run
+	defaults
+}
+
+# perf TOOL ARGS...: server and client with the same arguments (-R:
+# rdma_cm); prints the client's result lines.
+perf() {
+	local tool=$1
+
+	shift
+	next_port
+	bg_server "$out/perf_s" "$tool" -R -p "$port" "$@"
+	wait_listen
+	timeout 300 ip netns exec "$ns1" "$tool" -R -p "$port" "$@" 192.0.2.2 \
+		>"$out/perf_c" 2>&1 || { cat "$out/perf_c" >&2; return 1; }
+	server_done "$out/perf_s"
+	grep -A40 '#bytes' "$out/perf_c" | grep -E '^ *[0-9]' | sed 's/^/# /' >&2
+}
+
+send_bw_all() { perf ib_send_bw -a -n 5; }
+write_bw_all() { perf ib_write_bw -a -n 5; }
+read_bw_all() { perf ib_read_bw -a -n 5; }
+send_lat_all() { perf ib_send_lat -a -n 5; }
+write_lat_all() { perf ib_write_lat -a -n 5; }
+read_lat_all() { perf ib_read_lat -a -n 5; }
+
+bw_markers_nocrc() {
+	set_both mpa_markers required
+	set_both mpa_crc off
+	perf ib_write_bw -s 65536 -n 50
+	perf ib_read_bw -s 65536 -n 50
+	perf ib_send_bw -s 65536 -n 50
+	defaults
+}
+
+# RFC 5040 6.1: one outstanding Read (ORD 1) and many (16). perftest
+# keeps up to its TX depth (128) Reads posted, above the ORD: those wait
+# on the sender, none overruns the peer's IRD.
+read_bw_ord() {
+	perf ib_read_bw -s 4096 -n 100 -o 1
+	perf ib_read_bw -s 4096 -n 100 -o 16
+}
+
+# dp_test MODE: the project's checker, server and client.
+dp() {
+	next_port
+	bg_server "$out/dp_s" "$DP_TEST" server 192.0.2.2 "$port" "$1"
+	wait_listen
+	timeout 300 ip netns exec "$ns1" "$DP_TEST" client 192.0.2.2 "$port" \
+		"$1" >"$out/dp_c" 2>&1 || { cat "$out/dp_c" >&2; return 1; }
+	sed 's/^/# /' "$out/dp_c" >&2
+	server_done "$out/dp_s"
+	grep -q "dp_test server $1: ok" "$out/dp_s"
+	grep -q "dp_test client $1: ok" "$out/dp_c"
+}
+
+integrity() { dp integrity; }
+
+integrity_markers_crc_off() {
+	set_both mpa_markers required
+	set_both mpa_crc off
+	dp integrity
+	defaults
+}
+
+integrity_rev1() {
+	set_both mpa_p2p 0
+	set_both mpa_enhanced 0
+	set_both mpa_revision 1
+	dp integrity
+	set_both mpa_revision 2
+	set_both mpa_enhanced 1
+	defaults
+}
+
+read_ird() { dp read_ird; }
+bad_rkey() { dp bad_rkey; }
+bad_bounds() { dp bad_bounds; }
+bad_access() { dp bad_access; }
+bad_read_access() { dp bad_read_access; }
+no_recv() { dp no_recv; }
+
+# A connection that failed leaves the others running: rping while a bad
+# operation tears another connection down.
+others_keep_running() {
+	next_port
+	local rport=$port
+
+	bg_server "$out/rping_s" rping -s -a 192.0.2.2 -p "$rport" -C 200 \
+		-S 2000 -V
+	local rserver=$server_pid
+	wait_listen
+	timeout 300 ip netns exec "$ns1" rping -c -a 192.0.2.2 -p "$rport" \
+		-C 200 -S 2000 -V >"$out/rping_c" 2>&1 &
+	dp bad_rkey
+	server_pid=$rserver
+	server_done "$out/rping_s"
+}
+
+tests=(
+	rping_sizes rping_settings_matrix ucmatose_run ucmatose_markers
+	send_bw_all write_bw_all read_bw_all send_lat_all write_lat_all
+	read_lat_all bw_markers_nocrc read_bw_ord
+	integrity integrity_markers_crc_off integrity_rev1 read_ird
+	bad_rkey bad_bounds bad_access bad_read_access no_recv
+	others_keep_running
+)
+
+ktap_plan "${#tests[@]}"
+setup_two_hosts
+defaults
+for t in "${tests[@]}"; do
+	start=$SECONDS
+	ktap_run "$t" "$t"
+	echo "# $t: $((SECONDS - start)) s"
+done
+ktap_finish
