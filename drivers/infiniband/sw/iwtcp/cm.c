@@ -106,6 +106,7 @@ static const char * const cep_state_name[CEP_NUM_STATES] = {
  * @work: socket events and ULP close requests
  * @timer: MPA start-up timer
  * @ulp_close: the QP left RTS (disconnect)
+ * @ulp_abort: it went to ERROR: the socket closes with a reset
  * @dp: the QP's data path owns the socket's data callbacks (set and
  *	cleared under sk_callback_lock)
  * @tx_st: transmit stream of full operation (RTR, TERM sent here)
@@ -134,6 +135,7 @@ struct iwtcp_cep {
 	struct work_struct work;
 	struct delayed_work timer;
 	bool ulp_close;
+	bool ulp_abort;
 	bool dp;
 	struct iwtcp_fpdu_stream tx_st;
 	struct iwtcp_fpdu_stream rx_st;
@@ -348,7 +350,14 @@ static void cep_close(struct iwtcp_cep *cep, enum iw_cm_event_type event,
 	cep_set_state(cep, CEP_CLOSED);
 	if (cep->sock) {
 		cep_detach_sock(cep);
-		kernel_sock_shutdown(cep->sock, SHUT_RDWR);
+		/*
+		 * An abort resets the connection (linger 0); the QP's
+		 * transmitter may still hold the sock, and finds it closed.
+		 */
+		if (READ_ONCE(cep->ulp_abort))
+			sock_no_linger(cep->sock->sk);
+		else
+			kernel_sock_shutdown(cep->sock, SHUT_RDWR);
 		sock_release(cep->sock);
 		cep->sock = NULL;
 	}
@@ -564,15 +573,45 @@ static int cep_settings(struct iwtcp_cep *cep, u32 ird, u32 ord)
 /* ------------------------------------------------------------------ */
 /* Listener                                                            */
 
-static int cm_sock_create(struct iw_cm_id *cm_id, struct socket **sockp)
+static bool cm_addr_any(const struct sockaddr_storage *a)
+{
+	if (a->ss_family == AF_INET)
+		return ((const struct sockaddr_in *)a)->sin_addr.s_addr ==
+		       htonl(INADDR_ANY);
+	return ipv6_addr_any(&((const struct sockaddr_in6 *)a)->sin6_addr);
+}
+
+/*
+ * A TCP socket for @cm_id, in the network namespace of the device's
+ * netdev: the addresses of the device live there, whichever process or
+ * kworker (a kernel ULP's) makes the call. A wildcard listen made from
+ * another namespace gets -ENETUNREACH: nothing for that namespace can
+ * arrive on this device. The socket is a user socket (it holds its
+ * namespace, and binding a port below 1024 needs the caller's
+ * CAP_NET_BIND_SERVICE, as for any socket).
+ */
+static int cm_sock_create(struct iwtcp_device *dev, struct iw_cm_id *cm_id,
+			  bool listen, struct socket **sockp)
 {
 	int family = cm_id->local_addr.ss_family;
+	struct net_device *netdev;
 	struct socket *sock;
+	struct net *net;
 	int rv;
 
 	if (family != AF_INET && family != AF_INET6)
 		return -EAFNOSUPPORT;
-	rv = sock_create(family, SOCK_STREAM, IPPROTO_TCP, &sock);
+	netdev = ib_device_get_netdev(&dev->base_dev, IWTCP_PORT);
+	if (!netdev)
+		return -ENODEV;
+	net = dev_net(netdev);
+	if (listen && cm_addr_any(&cm_id->local_addr) &&
+	    !net_eq(net, current->nsproxy->net_ns))
+		rv = -ENETUNREACH;
+	else
+		rv = __sock_create(net, family, SOCK_STREAM, IPPROTO_TCP,
+				   &sock, 0);
+	dev_put(netdev);
 	if (rv)
 		return rv;
 	sock_set_reuseaddr(sock->sk);
@@ -583,40 +622,22 @@ static int cm_sock_create(struct iw_cm_id *cm_id, struct socket **sockp)
 	return 0;
 }
 
-static bool cm_addr_any(const struct sockaddr_storage *a)
-{
-	if (a->ss_family == AF_INET)
-		return ((const struct sockaddr_in *)a)->sin_addr.s_addr ==
-		       htonl(INADDR_ANY);
-	return ipv6_addr_any(&((const struct sockaddr_in6 *)a)->sin6_addr);
-}
-
 /*
  * Bind @sock to the cm_id's local address. A wildcard address is limited
  * to the device's netdev, so that one wildcard listener per device can
- * share a port. The bind runs with the caller's credentials: a port
- * below 1024 needs CAP_NET_BIND_SERVICE, as for any socket.
- * Returns 0, -ENETUNREACH when the netdev lives in another network
- * namespace than the socket (nothing can arrive for this device there),
- * or the bind's error.
+ * share a port.
  */
 static int cm_bind(struct iwtcp_device *dev, struct socket *sock,
 		   struct sockaddr_storage *addr)
 {
 	struct net_device *netdev;
-	int rv = 0;
 
 	if (cm_addr_any(addr)) {
 		netdev = ib_device_get_netdev(&dev->base_dev, IWTCP_PORT);
 		if (!netdev)
 			return -ENODEV;
-		if (net_eq(dev_net(netdev), sock_net(sock->sk)))
-			sock->sk->sk_bound_dev_if = netdev->ifindex;
-		else
-			rv = -ENETUNREACH;
+		sock->sk->sk_bound_dev_if = netdev->ifindex;
 		dev_put(netdev);
-		if (rv)
-			return rv;
 	}
 	return kernel_bind(sock, (struct sockaddr *)addr,
 			   addr->ss_family == AF_INET ?
@@ -640,22 +661,22 @@ int iwtcp_create_listen(struct iw_cm_id *cm_id, int backlog)
 	struct socket *sock;
 	int rv;
 
-	rv = cm_sock_create(cm_id, &sock);
-	if (rv)
-		return rv;
-	rv = cm_bind(dev, sock, &cm_id->local_addr);
-	if (!rv)
-		rv = kernel_listen(sock, backlog);
 	/*
 	 * rdma_cm listens on every device for a wildcard address, also on
 	 * those whose netdev is in another namespace: such a listener has
 	 * no socket and never reports a request.
 	 */
-	if (rv == -ENETUNREACH) {
-		sock_release(sock);
+	rv = cm_sock_create(dev, cm_id, true, &sock);
+	if (rv == -ENETUNREACH)
 		sock = NULL;
-	} else if (rv) {
-		goto err_release_sock;
+	else if (rv)
+		return rv;
+	if (sock) {
+		rv = cm_bind(dev, sock, &cm_id->local_addr);
+		if (!rv)
+			rv = kernel_listen(sock, backlog);
+		if (rv)
+			goto err_release_sock;
 	}
 	cep = cep_alloc(dev, CEP_LISTENING);
 	if (!cep) {
@@ -1112,7 +1133,7 @@ static int cm_connect_sock(struct iwtcp_cep *cep, struct iw_cm_id *cm_id)
 	struct socket *sock;
 	int rv;
 
-	rv = cm_sock_create(cm_id, &sock);
+	rv = cm_sock_create(cep->dev, cm_id, false, &sock);
 	if (rv)
 		return rv;
 	rv = cm_bind(cep->dev, sock, &cm_id->local_addr);
@@ -1321,14 +1342,19 @@ int iwtcp_reject(struct iw_cm_id *cm_id, const void *pdata, u8 pdata_len)
  * iwtcp_cm_qp_closing() - the QP left RTS: end its connection
  * @cep: the connection's endpoint, from the QP, with a reference the
  *	caller keeps until this returns
+ * @abort: the QP went to ERROR: reset the TCP connection instead of
+ *	closing it in order (RFC 5040 6.2, LLP abortive termination)
  *
- * The ULP disconnected (iw_cm_disconnect() moved the QP). The endpoint
- * closes its socket and reports CLOSE from its work handler.
+ * The ULP disconnected (iw_cm_disconnect() moved the QP), or the stream
+ * ended with a TERMINATE or an error. The endpoint closes its socket and
+ * reports CLOSE from its work handler.
  *
  * Context: any context.
  */
-void iwtcp_cm_qp_closing(struct iwtcp_cep *cep)
+void iwtcp_cm_qp_closing(struct iwtcp_cep *cep, bool abort)
 {
+	if (abort)
+		WRITE_ONCE(cep->ulp_abort, true);
 	WRITE_ONCE(cep->ulp_close, true);
 	cep_queue(cep);
 }

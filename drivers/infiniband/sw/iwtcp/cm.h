@@ -11,7 +11,7 @@ int iwtcp_accept(struct iw_cm_id *cm_id, struct iw_cm_conn_param *param);
 int iwtcp_reject(struct iw_cm_id *cm_id, const void *pdata, u8 pdata_len);
 int iwtcp_create_listen(struct iw_cm_id *cm_id, int backlog);
 int iwtcp_destroy_listen(struct iw_cm_id *cm_id);
-void iwtcp_cm_qp_closing(struct iwtcp_cep *cep);
+void iwtcp_cm_qp_closing(struct iwtcp_cep *cep, bool abort);
 void iwtcp_cm_get(struct iwtcp_cep *cep);
 void iwtcp_cm_put(struct iwtcp_cep *cep);
 int iwtcp_cm_init(void);

@@ -429,7 +429,9 @@ static int qp_set_state(struct iwtcp_qp *qp, enum ib_qp_state target,
 	}
 	spin_unlock_irqrestore(&qp->state_lock, flags);
 	if (closing) {
-		iwtcp_cm_qp_closing(closing);
+		/* RTS straight to ERROR is an abortive close (RFC 5040 6.2) */
+		iwtcp_cm_qp_closing(closing, old == IWTCP_QP_RTS &&
+					     next == IWTCP_QP_ERROR);
 		iwtcp_cm_put(closing);
 	}
 	if (rv) {
