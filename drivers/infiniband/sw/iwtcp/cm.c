@@ -813,6 +813,31 @@ static void responder_got_request(struct iwtcp_cep *cep)
 	mutex_unlock(&listener->lock);
 }
 
+/*
+ * RFC 6581 9.2: a Read RTR is answered like any Read, with a zero-length
+ * Read Response: the responder's first FPDU.
+ */
+static int responder_answer_read_rtr(struct iwtcp_cep *cep, const void *ulpdu,
+				     u32 len)
+{
+	struct iwtcp_ddp_hdr h = {
+		.last = true,
+		.ulp_ctrl = iwtcp_rdmap_ctrl(IWTCP_RDMAP_READ_RESP),
+	};
+	u8 buf[sizeof(struct iwtcp_ddp_tagged_hdr)];
+	struct iwtcp_rdmap_read rr;
+	int n;
+
+	if (iwtcp_rdmap_parse_read_req(ulpdu, len, &rr))
+		return -EPROTO;
+	h.stag = rr.sink_stag;
+	h.to = rr.sink_to;
+	n = iwtcp_ddp_build_tagged(&h, buf, sizeof(buf));
+	if (n < 0)
+		return n;
+	return cep_send_fpdu(cep, buf, n);
+}
+
 /* RFC 6581 9.2-9.3: the initiator's first FPDU must be a negotiated RTR. */
 static void responder_got_rtr(struct iwtcp_cep *cep)
 {
@@ -841,7 +866,10 @@ static void responder_got_rtr(struct iwtcp_cep *cep)
 		cep_close_accepted(cep, -ECONNRESET);
 		return;
 	}
-	rv = cep_start_data_path(cep, 0, rtr, false);
+	rv = rtr == IWTCP_MPA_RTR_READ ?
+	     responder_answer_read_rtr(cep, ulpdu, ulpdu_len) : 0;
+	if (!rv)
+		rv = cep_start_data_path(cep, 0, rtr, false);
 	if (rv) {
 		cep_send_term(cep, IWTCP_TERM_MPA_CATASTROPHIC);
 		cep_close_accepted(cep, rv);

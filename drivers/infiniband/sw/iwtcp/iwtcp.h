@@ -243,14 +243,15 @@ struct iwtcp_mr;
 /**
  * struct iwtcp_irq_entry - one inbound RDMA Read Request (RFC 5040 5.1,
  *	IRD), checked, waiting for its Read Response
- * @src: source MR with a reference, or NULL for a zero-length read
+ * @src_stag: source STag; looked up again for each Read Response FPDU,
+ *	so that no MR reference waits on a peer that does not read
  * @src_to: source tagged offset, octets
  * @sink_stag: the peer's STag the response targets
  * @sink_to: its tagged offset, octets
  * @len: octets to send
  */
 struct iwtcp_irq_entry {
-	struct iwtcp_mr *src;
+	u32 src_stag;
 	u64 src_to;
 	u32 sink_stag;
 	u64 sink_to;

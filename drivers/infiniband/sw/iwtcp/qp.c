@@ -301,20 +301,13 @@ static void qp_flush_sq(struct iwtcp_qp *qp)
 		iwtcp_cq_notify(cq);
 }
 
-/* Inbound Reads not yet answered hold MR references: drop them. */
+/* Inbound Reads not yet answered are dropped. */
 static void qp_flush_irq(struct iwtcp_qp *qp)
 {
 	unsigned long flags;
 
 	spin_lock_irqsave(&qp->irq_lock, flags);
-	while (qp->irq_get != qp->irq_put) {
-		struct iwtcp_irq_entry *e = &qp->irq[qp->irq_get++ %
-						      qp->irq_size];
-
-		if (e->src)
-			iwtcp_mem_put(e->src);
-		e->src = NULL;
-	}
+	qp->irq_get = qp->irq_put;
 	spin_unlock_irqrestore(&qp->irq_lock, flags);
 }
 
@@ -407,6 +400,7 @@ static int qp_set_state(struct iwtcp_qp *qp, enum ib_qp_state target,
 	struct iwtcp_cep *closing = NULL;
 	enum iwtcp_qp_state old, next;
 	unsigned long flags;
+	bool abort;
 	int rv;
 
 	spin_lock_irqsave(&qp->state_lock, flags);
@@ -430,8 +424,8 @@ static int qp_set_state(struct iwtcp_qp *qp, enum ib_qp_state target,
 	spin_unlock_irqrestore(&qp->state_lock, flags);
 	if (closing) {
 		/* RTS straight to ERROR is an abortive close (RFC 5040 6.2) */
-		iwtcp_cm_qp_closing(closing, old == IWTCP_QP_RTS &&
-					     next == IWTCP_QP_ERROR);
+		abort = old == IWTCP_QP_RTS && next == IWTCP_QP_ERROR;
+		iwtcp_cm_qp_closing(closing, abort);
 		iwtcp_cm_put(closing);
 	}
 	if (rv) {
@@ -545,8 +539,6 @@ static void qp_free_data_path(struct iwtcp_qp *qp)
 	iwtcp_qp_tx_free(qp);
 	kfree(qp->rx);
 	qp->rx = NULL;
-	if (qp->irq)
-		qp_flush_irq(qp);
 	kfree(qp->irq);
 	kfree(qp->orq);
 	kvfree(qp->sq_slots);
@@ -907,8 +899,9 @@ static int qp_alloc_read_queues(struct iwtcp_qp *qp, u32 ird, u32 ord)
 }
 
 /*
- * RFC 6581 9.2: a Read RTR is answered like any Read: the initiator
- * waits for a zero-length Read Response, the responder sends one.
+ * RFC 6581 9.2: the initiator of a Read RTR waits for its zero-length
+ * Read Response like for any Read (the responder's endpoint sends it
+ * before the QP's first FPDU).
  */
 static void qp_queue_read_rtr(struct iwtcp_qp *qp,
 			      const struct iwtcp_qp_conn *conn)
@@ -916,10 +909,6 @@ static void qp_queue_read_rtr(struct iwtcp_qp *qp,
 	if (conn->rtr_sent == IWTCP_MPA_RTR_READ)
 		qp->orq[qp->orq_put++] = (struct iwtcp_orq_entry){
 			.sq_idx = IWTCP_ORQ_RTR,
-			.sink_stag = IWTCP_RDMAP_RTR_STAG,
-		};
-	if (conn->rtr_recv == IWTCP_MPA_RTR_READ)
-		qp->irq[qp->irq_put++] = (struct iwtcp_irq_entry){
 			.sink_stag = IWTCP_RDMAP_RTR_STAG,
 		};
 }

@@ -345,6 +345,7 @@ static int rx_read_req(struct rx_fpdu *f, struct iwtcp_term_cause *cause)
 	struct iwtcp_qp *qp = f->qp;
 	struct iwtcp_irq_entry e = {};
 	struct iwtcp_rdmap_read rr;
+	struct iwtcp_mr *mr;
 	unsigned long flags;
 	int rv;
 
@@ -356,28 +357,28 @@ static int rx_read_req(struct rx_fpdu *f, struct iwtcp_term_cause *cause)
 		return iwtcp_term_set(cause, IWTCP_TERM_LAYER_RDMAP,
 				      IWTCP_TERM_RDMAP_REMOTE_OP,
 				      IWTCP_TERM_RDMAP_CATASTROPHIC_STREAM);
+	/* RFC 5040 7.2: the Data Source checks come before any response */
 	if (rr.size) {
-		e.src = iwtcp_mem_get(to_iwtcp_dev(qp->base_qp.device),
-				      rr.src_stag);
-		if (!e.src)
+		mr = iwtcp_mem_get(to_iwtcp_dev(qp->base_qp.device),
+				   rr.src_stag);
+		if (!mr)
 			return rx_prot_error(cause, -ENOENT, true);
-		rv = iwtcp_mem_check(e.src, qp->base_qp.pd,
-				     IB_ACCESS_REMOTE_READ, rr.src_to, rr.size);
-		if (rv) {
-			iwtcp_mem_put(e.src);
+		rv = iwtcp_mem_check(mr, qp->base_qp.pd, IB_ACCESS_REMOTE_READ,
+				     rr.src_to, rr.size);
+		iwtcp_mem_put(mr);
+		if (rv)
 			return rx_prot_error(cause, rv, true);
-		}
 	}
+	e.src_stag = rr.src_stag;
 	e.src_to = rr.src_to;
 	e.sink_stag = rr.sink_stag;
 	e.sink_to = rr.sink_to;
 	e.len = rr.size;
 	spin_lock_irqsave(&qp->irq_lock, flags);
 	/* RFC 5040 6.1: never more than IRD inbound Reads */
-	if (qp->irq_put - qp->irq_get >= qp->irq_size) {
+	if (qp->irq_put - qp->irq_get >= qp->ird ||
+	    READ_ONCE(qp->state) != IWTCP_QP_RTS) {
 		spin_unlock_irqrestore(&qp->irq_lock, flags);
-		if (e.src)
-			iwtcp_mem_put(e.src);
 		return iwtcp_term_set(cause, IWTCP_TERM_LAYER_DDP,
 				      IWTCP_TERM_DDP_UNTAGGED,
 				      IWTCP_TERM_DDP_U_INV_MSN_NOBUF);
@@ -612,7 +613,7 @@ static void rx_error(struct rx_fpdu *f, const struct iwtcp_term_cause *cause,
 	u8 opcode = FIELD_GET(IWTCP_RDMAP_OPCODE, f->h.ulp_ctrl);
 
 	/* RFC 5040 4.8: the DDP header, and the RDMAP one of a Read Request */
-	if (have_hdr && cause->layer != IWTCP_TERM_LAYER_LLP &&
+	if (have_hdr && cause->layer != IWTCP_TERM_LAYER_LLP && f->h.hdr_len &&
 	    f->ulpdu_len >= f->h.hdr_len && f->ulpdu_len <= U16_MAX) {
 		term.ddp_len = f->h.hdr_len;
 		memcpy(term.ddp_hdr, f->hdr, f->h.hdr_len);
@@ -655,9 +656,12 @@ static int rx_fpdu(struct iwtcp_qp *qp, struct sock *sk, struct sk_buff *skb,
 	f.ulpdu_len = be16_to_cpu(fh.ulpdu_len);
 	fpdu_len = iwtcp_fpdu_len(f.ulpdu_len);
 	if (rx->st.markers) {
-		rv = iwtcp_fpdu_markers(rx->st.off, fpdu_len, &f.layout);
-		if (rv)
-			return rv;
+		/* RFC 5044 4.2: FPDUPTR cannot reach this far: bad length */
+		if (iwtcp_fpdu_markers(rx->st.off, fpdu_len, &f.layout)) {
+			iwtcp_term_set(&cause, IWTCP_TERM_LAYER_LLP,
+				       IWTCP_TERM_MPA, IWTCP_TERM_MPA_MARKER);
+			goto err;
+		}
 	} else {
 		f.layout.wire_len = fpdu_len;
 	}
@@ -666,10 +670,12 @@ static int rx_fpdu(struct iwtcp_qp *qp, struct sock *sk, struct sk_buff *skb,
 	rv = rx_check_fpdu(&f, &rx->st, &cause);
 	if (rv)
 		goto err;
-	rv = rx_copy(&f, sizeof(fh), f.hdr, min_t(u32, f.ulpdu_len,
-						  sizeof(f.hdr)));
-	if (rv)
-		return rv;
+	if (rx_copy(&f, sizeof(fh), f.hdr, min_t(u32, f.ulpdu_len,
+						 sizeof(f.hdr)))) {
+		iwtcp_term_set(&cause, IWTCP_TERM_LAYER_LLP, IWTCP_TERM_MPA,
+			       IWTCP_TERM_MPA_CATASTROPHIC);
+		goto err;
+	}
 	rv = iwtcp_ddp_parse(f.hdr, f.ulpdu_len, &f.h, &cause);
 	if (rv >= 0)
 		rv = iwtcp_rdmap_check(&f.h, &cause);

@@ -56,9 +56,9 @@ enum tx_kind {
 	TX_READ_RESP,
 };
 
-/* A local buffer being sent, with a reference on its MR. */
+/* A local buffer being sent: its STag is looked up for each FPDU. */
 struct tx_src {
-	struct iwtcp_mr *mr;
+	u32 stag;
 	u64 addr;
 	u32 len;
 };
@@ -78,6 +78,9 @@ struct tx_src {
  * @started: the message's first FPDU is built
  * @term_sent: the TERMINATE is in the socket
  * @bv: the FPDU being written, @nbv pieces, @wire_len octets
+ * @bv_ref: the page of that piece is held (user memory, get_page) until
+ *	TCP took it, so a deregistration does not wait for the peer
+ * @ref_pages: pieces added now come from user memory
  * @nbv: see @bv
  * @wire_len: see @bv
  * @wire_sent: octets of it TCP took
@@ -102,6 +105,8 @@ struct iwtcp_tx {
 	bool started;
 	bool term_sent;
 	struct bio_vec bv[TX_BV_MAX];
+	bool bv_ref[TX_BV_MAX];
+	bool ref_pages;
 	u32 nbv;
 	u32 wire_len;
 	u32 wire_sent;
@@ -202,6 +207,9 @@ static int tx_piece(struct iwtcp_tx *tx, struct page *page, u32 off, u32 len)
 {
 	if (WARN_ON_ONCE(tx->nbv == TX_BV_MAX))
 		return -EMSGSIZE;
+	tx->bv_ref[tx->nbv] = tx->ref_pages;
+	if (tx->ref_pages)
+		get_page(page);
 	bvec_set_page(&tx->bv[tx->nbv++], page, len, off);
 	tx->wpos += len;
 	tx->wire_len += len;
@@ -280,6 +288,21 @@ static int tx_add_kernel(struct iwtcp_tx *tx, const void *p, u32 len)
 	return 0;
 }
 
+/* Let go of the pages of the FPDU TCP took (or that was abandoned). */
+static void tx_fpdu_release(struct iwtcp_tx *tx)
+{
+	u32 i;
+
+	for (i = 0; i < tx->nbv; i++) {
+		if (tx->bv_ref[i])
+			put_page(tx->bv[i].bv_page);
+		tx->bv_ref[i] = false;
+	}
+	tx->nbv = 0;
+	tx->wire_len = 0;
+	tx->wire_sent = 0;
+}
+
 /* Start an FPDU whose ULPDU (header @hdr and payload) is @ulpdu_len. */
 static int tx_fpdu_begin(struct iwtcp_tx *tx, const void *hdr, u32 hdr_len,
 			 u32 ulpdu_len)
@@ -288,9 +311,7 @@ static int tx_fpdu_begin(struct iwtcp_tx *tx, const void *hdr, u32 hdr_len,
 	struct iwtcp_mpa_fpdu_hdr *fh;
 	int rv;
 
-	tx->nbv = 0;
-	tx->wire_len = 0;
-	tx->wire_sent = 0;
+	tx_fpdu_release(tx);
 	tx->wpos = 0;
 	tx->mk = 0;
 	tx->scratch_used = 0;
@@ -380,26 +401,21 @@ static int tx_push(struct iwtcp_qp *qp, bool more)
 /* ------------------------------------------------------------------ */
 /* Messages                                                            */
 
-static void tx_put_sources(struct iwtcp_tx *tx)
-{
-	while (tx->nsrc) {
-		struct tx_src *s = &tx->src[--tx->nsrc];
-
-		iwtcp_mem_put(s->mr);
-	}
-	if (tx->rresp.src) {
-		iwtcp_mem_put(tx->rresp.src);
-		tx->rresp.src = NULL;
-	}
-}
-
 static void tx_end_message(struct iwtcp_qp *qp, u8 status)
 {
 	struct iwtcp_tx *tx = qp->tx;
 	enum tx_kind kind = tx->kind;
+	unsigned long flags;
 
-	tx_put_sources(tx);
+	tx->nsrc = 0;
 	tx->kind = TX_NONE;
+	/* RFC 5040 6.1: the inbound Read counts against IRD until answered */
+	if (kind == TX_READ_RESP) {
+		spin_lock_irqsave(&qp->irq_lock, flags);
+		if (qp->irq_get != qp->irq_put)
+			qp->irq_get++;
+		spin_unlock_irqrestore(&qp->irq_lock, flags);
+	}
 	tx->started = false;
 	/* A Read completes when its response is placed (qp_rx.c). */
 	if (kind == TX_SQ && (status != SIW_WC_SUCCESS ||
@@ -445,6 +461,32 @@ static u32 tx_msg_hdr(struct iwtcp_qp *qp, u32 paylen, bool last, u8 *hdr)
 	return iwtcp_ddp_build_untagged(&h, hdr, TX_HDR_MAX);
 }
 
+/*
+ * Add @len octets at @addr of the buffer with STag @stag, checked again
+ * (the MR may have been deregistered or invalidated since the message
+ * started): -EACCES if it is no longer usable so.
+ */
+static int tx_add_stag(struct iwtcp_qp *qp, u32 stag, int access, u64 addr,
+		       u32 len)
+{
+	struct iwtcp_tx *tx = qp->tx;
+	struct iwtcp_mr *mr = iwtcp_mem_get(qp_dev(qp), stag);
+	int rv;
+
+	if (!mr)
+		return -EACCES;
+	rv = iwtcp_mem_check(mr, qp->base_qp.pd, access, addr, len);
+	if (!rv) {
+		tx->ref_pages = mr->type == IWTCP_MR_USER;
+		rv = iwtcp_mem_walk(mr, addr, len, tx_add_page, tx);
+		tx->ref_pages = false;
+	} else {
+		rv = -EACCES;
+	}
+	iwtcp_mem_put(mr);
+	return rv;
+}
+
 /* Payload of the FPDU: @len octets from message offset @tx->off. */
 static int tx_add_payload(struct iwtcp_qp *qp, u32 len)
 {
@@ -452,9 +494,11 @@ static int tx_add_payload(struct iwtcp_qp *qp, u32 len)
 	u32 skip = tx->off, i, n;
 	int rv;
 
+	if (!len)
+		return 0;
 	if (tx->kind == TX_READ_RESP)
-		return iwtcp_mem_walk(tx->rresp.src, tx->rresp.src_to + skip,
-				      len, tx_add_page, tx);
+		return tx_add_stag(qp, tx->rresp.src_stag, IB_ACCESS_REMOTE_READ,
+				   tx->rresp.src_to + skip, len);
 	if (tx->sqe.flags & SIW_WQE_INLINE)
 		return tx_add_kernel(tx, (u8 *)&tx->sqe.sge[1] + skip, len);
 	for (i = 0; i < tx->nsrc && len; i++) {
@@ -465,7 +509,7 @@ static int tx_add_payload(struct iwtcp_qp *qp, u32 len)
 			continue;
 		}
 		n = min(len, s->len - skip);
-		rv = iwtcp_mem_walk(s->mr, s->addr + skip, n, tx_add_page, tx);
+		rv = tx_add_stag(qp, s->stag, 0, s->addr + skip, n);
 		if (rv)
 			return rv;
 		len -= n;
@@ -561,6 +605,7 @@ static u8 tx_sources(struct iwtcp_qp *qp)
 	struct siw_sqe *sqe = &tx->sqe;
 	u64 len = 0;
 	u32 i;
+	int rv;
 
 	/* siw ABI: libsiw inlines up to SIW_MAX_INLINE whatever was asked */
 	if (sqe->flags & SIW_WQE_INLINE) {
@@ -580,12 +625,14 @@ static u8 tx_sources(struct iwtcp_qp *qp)
 		mr = iwtcp_mem_get(qp_dev(qp), sge->lkey);
 		if (!mr)
 			return SIW_WC_LOC_PROT_ERR;
-		tx->src[tx->nsrc].mr = mr;
+		rv = iwtcp_mem_check(mr, qp->base_qp.pd, 0, sge->laddr,
+				     sge->length);
+		iwtcp_mem_put(mr);
+		if (rv)
+			return SIW_WC_LOC_PROT_ERR;
+		tx->src[tx->nsrc].stag = sge->lkey;
 		tx->src[tx->nsrc].addr = sge->laddr;
 		tx->src[tx->nsrc++].len = sge->length;
-		if (iwtcp_mem_check(mr, qp->base_qp.pd, 0, sge->laddr,
-				    sge->length))
-			return SIW_WC_LOC_PROT_ERR;
 		len += sge->length;
 	}
 	if (len > U32_MAX)
@@ -716,6 +763,20 @@ static void tx_local_error(struct iwtcp_qp *qp)
 	iwtcp_qp_terminate(qp, &term, SIW_WC_GENERAL_ERR);
 }
 
+/* A Read's source became invalid: RDMAP remote protection, invalid STag */
+static void tx_remote_error(struct iwtcp_qp *qp)
+{
+	struct iwtcp_rdmap_term term = {
+		.cause = {
+			.layer = IWTCP_TERM_LAYER_RDMAP,
+			.etype = IWTCP_TERM_RDMAP_REMOTE_PROT,
+			.ecode = IWTCP_TERM_RDMAP_INV_STAG,
+		},
+	};
+
+	iwtcp_qp_terminate(qp, &term, SIW_WC_SUCCESS);
+}
+
 /* Start the next message; returns false when there is none to start. */
 static bool tx_next_message(struct iwtcp_qp *qp, bool user)
 {
@@ -725,7 +786,8 @@ static bool tx_next_message(struct iwtcp_qp *qp, bool user)
 
 	spin_lock_irqsave(&qp->irq_lock, flags);
 	if (qp->irq_get != qp->irq_put) {
-		tx->rresp = qp->irq[qp->irq_get++ % qp->irq_size];
+		/* the entry stays counted until answered (tx_end_message()) */
+		tx->rresp = qp->irq[qp->irq_get % qp->irq_size];
 		spin_unlock_irqrestore(&qp->irq_lock, flags);
 		tx->kind = TX_READ_RESP;
 		tx->len = tx->rresp.len;
@@ -774,15 +836,21 @@ static int tx_build_term(struct iwtcp_qp *qp)
 static void tx_stopped(struct iwtcp_qp *qp, enum iwtcp_qp_state state)
 {
 	struct iwtcp_tx *tx = qp->tx;
+	int rv;
 
 	if (tx->kind != TX_NONE)
 		tx_end_message(qp, SIW_WC_WR_FLUSH_ERR);
 	if (state != IWTCP_QP_TERMINATE)
 		return;
-	if (!tx->term_sent && !tx_build_term(qp)) {
+	if (!tx->term_sent) {
 		tx->term_sent = true;
-		if (tx_push(qp, false) == -EAGAIN)
+		rv = tx_build_term(qp);
+		if (!rv && tx_push(qp, false) == -EAGAIN)
 			return;	/* the write-space callback comes back */
+		if (rv)
+			ibdev_warn_ratelimited(qp->base_qp.device,
+					       "QP %u: TERMINATE not built: %d\n",
+					       qp->base_qp.qp_num, rv);
 	}
 	iwtcp_qp_to_error(qp);
 }
@@ -802,17 +870,18 @@ static void tx_run(struct iwtcp_qp *qp)
 
 	lockdep_assert_held(&qp->tx_mutex);
 	for (;;) {
-		if (tx->wire_sent < tx->wire_len) {
+		state = READ_ONCE(qp->state);
+		/* In ERROR the connection is gone: drop what was not sent. */
+		if (tx->wire_sent < tx->wire_len && state != IWTCP_QP_ERROR) {
 			rv = tx_push(qp, tx->kind != TX_NONE && tx->off < tx->len);
 			if (rv == -EAGAIN)
 				return;
-			if (rv) {
-				tx->wire_sent = tx->wire_len;
+			if (rv)
 				iwtcp_qp_to_error(qp);
-			}
+			tx_fpdu_release(tx);
 			continue;
 		}
-		state = READ_ONCE(qp->state);
+		tx_fpdu_release(tx);
 		if (state != IWTCP_QP_RTS) {
 			tx_stopped(qp, state);
 			return;
@@ -829,12 +898,18 @@ static void tx_run(struct iwtcp_qp *qp)
 		if (tx->kind == TX_NONE)
 			continue;
 		rv = tx_build(qp);
-		if (rv) {
+		if (rv == -EACCES && tx->kind == TX_READ_RESP) {
+			/* RFC 5040 7.2: the source STag went away meanwhile */
+			tx_fpdu_release(tx);
+			tx_end_message(qp, SIW_WC_SUCCESS);
+			tx_remote_error(qp);
+		} else if (rv) {
 			ibdev_warn_ratelimited(qp->base_qp.device,
 					       "QP %u: FPDU not built: %d\n",
 					       qp->base_qp.qp_num, rv);
-			tx->wire_len = 0;
-			tx_end_message(qp, SIW_WC_GENERAL_ERR);
+			tx_fpdu_release(tx);
+			tx_end_message(qp, rv == -EACCES ? SIW_WC_LOC_PROT_ERR :
+					   SIW_WC_GENERAL_ERR);
 			tx_local_error(qp);
 		}
 	}
@@ -932,7 +1007,7 @@ void iwtcp_qp_tx_free(struct iwtcp_qp *qp)
 {
 	if (!qp->tx)
 		return;
-	tx_put_sources(qp->tx);
+	tx_fpdu_release(qp->tx);
 	kfree(qp->tx);
 	qp->tx = NULL;
 }
