@@ -17,6 +17,7 @@ help:
 	@echo "make deps       install the Debian packages any target needs"
 	@echo "make sparse     build with sparse (C=2)"
 	@echo "make checkpatch checkpatch.pl --strict on every source file"
+	@echo "make bench      iwtcp against siw and TCP in guests (BENCH_REPS, BENCH_QUICK)"
 	@echo "make unit       host unit tests of the protocol code"
 	@echo "make selftests  build the guest test programs"
 	@echo "make install    install iwtcp.ko for the running kernel (and keep siw away)"
@@ -48,6 +49,9 @@ check:
 demo:
 	tools/demo
 
+bench:
+	tools/bench
+
 # `make install` builds for and installs into the running kernel (or
 # KVER=); DESTDIR= installs into a staging root instead, for packagers.
 install: KVER := $(shell uname -r)
@@ -63,5 +67,5 @@ clean:
 	$(MAKE) -C tests/unit clean
 	$(MAKE) -C selftests clean
 
-.PHONY: all help module sparse checkpatch unit selftests deps check demo \
+.PHONY: all help module sparse checkpatch unit selftests deps check demo bench \
 	install clean

@@ -226,7 +226,13 @@ static void rx_payload_start(struct rx_fpdu *f)
 	f->content = sizeof(struct iwtcp_mpa_fpdu_hdr) + f->h.hdr_len;
 }
 
-/* RFC 5040 4.8 / 5041 7.2: remote protection error from a local check */
+/*
+ * The TERM cause of a failed STag check (mem.c's errno): RFC 5041 7.2
+ * tagged buffer errors for tagged segments (Write, Read Response: RFC
+ * 5040 7.2 has DDP validate them; missing rights are an invalid STag
+ * there), RFC 5040 4.8 remote protection errors for a Read Request's
+ * Data Source.
+ */
 static int rx_prot_error(struct iwtcp_term_cause *cause, int rv, bool rdmap)
 {
 	u8 ecode;
@@ -260,7 +266,7 @@ static int rx_place_tagged(struct rx_fpdu *f, u32 stag, u64 to, int access,
 		return 0;
 	mr = iwtcp_mem_get(to_iwtcp_dev(qp->base_qp.device), stag);
 	if (!mr)
-		return rx_prot_error(cause, -ENOENT, access != IB_ACCESS_LOCAL_WRITE);
+		return rx_prot_error(cause, -ENOENT, false);
 	rv = iwtcp_mem_check(mr, qp->base_qp.pd, access, to, f->h.data_len);
 	if (!rv) {
 		rx_payload_start(f);
@@ -269,7 +275,7 @@ static int rx_place_tagged(struct rx_fpdu *f, u32 stag, u64 to, int access,
 			rv = iwtcp_term_set(cause, IWTCP_TERM_LAYER_RDMAP,
 					    IWTCP_TERM_RDMAP_CATASTROPHIC, 0);
 	} else {
-		rv = rx_prot_error(cause, rv, access != IB_ACCESS_LOCAL_WRITE);
+		rv = rx_prot_error(cause, rv, false);
 	}
 	iwtcp_mem_put(mr);
 	return rv;

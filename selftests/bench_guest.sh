@@ -1,0 +1,192 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Guest side of `make bench` (tools/bench): one system's measurements on
+# lib.sh's two hosts (veth between two namespaces), as CSV lines.
+#
+#	selftests/bench_guest.sh SYSTEM REP OUT.csv [QUICK]
+#
+# SYSTEM is iwtcp or siw (an RDMA link of that type on each end; the
+# module must be installed in the guest) or tcp (no RDMA: iperf3 and
+# qperf over the same veth). Columns: rep, system, variant, test, size
+# (octets), qps, value, unit, cpu_s_per_gib (guest CPU seconds, all
+# vCPUs, per GiB moved; empty for latency). QUICK=1 measures fewer sizes.
+
+set -euo pipefail
+
+sys=${1:?usage: bench_guest.sh SYSTEM REP OUT.csv [QUICK]}
+rep=${2:?}
+csv=${3:?}
+quick=${4:-0}
+
+IWTCP_LINK=0
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+source "$(dirname "$0")/lib.sh"
+
+DUR=3		# seconds per bandwidth point
+# Servers listen on their address, not on all devices: siw's wildcard
+# listen fails when the two veth ends share an interface index.
+bind=(--source_ip 192.0.2.2)
+LAT_N=200	# iterations per latency point
+port=9000
+hz=$(getconf CLK_TCK)
+
+if ((quick)); then
+	bw_sizes=(64 4096 65536 1048576)
+	lat_sizes=(8 4096 65536)
+else
+	bw_sizes=(64 1024 4096 16384 65536 262144 1048576)
+	lat_sizes=(8 64 1024 4096 16384 65536)
+fi
+
+# Busy jiffies of all CPUs (user, nice, system, irq, softirq, steal).
+busy() {
+	awk '/^cpu /{print $2 + $3 + $4 + $7 + $8 + $9}' /proc/stat
+}
+
+row() {
+	echo "$rep,$sys,$variant,$1,$2,$3,$4,$5,$6" >>"$csv"
+}
+
+next_port() { port=$((port + 1)); }
+
+# Column N of perftest's first result line (the numeric one after #bytes).
+result_col() {
+	awk -v n="$1" '/#bytes/ {f = 1; next}
+		f && $1 ~ /^[0-9]+$/ && $n ~ /^[0-9.]+$/ {print $n; exit}'
+}
+
+listening() {
+	ip netns exec "$ns2" ss -ltnH | grep -q ":$port "
+}
+
+# bw TEST SIZE QPS: one perftest bandwidth point (rdma_cm, -D seconds).
+bw() {
+	local t=$1 size=$2 qps=$3 b0 b1 out mbs gib
+
+	next_port
+	# -Q 1: a completion per work request; perftest's default (one per
+	# 100) leaves a slow system with no completion inside the window
+	ip netns exec "$ns2" "$t" -R -p "$port" -s "$size" -q "$qps" \
+		-D "$DUR" -Q 1 "${bind[@]}" >/dev/null 2>&1 &
+	local srv=$!
+	wait_for 20 listening
+	b0=$(busy)
+	out=$(timeout 120 ip netns exec "$ns1" "$t" -R -p "$port" -s "$size" \
+		-q "$qps" -D "$DUR" -Q 1 192.0.2.2 2>&1) || true
+	b1=$(busy)
+	wait "$srv" || true
+	mbs=$(result_col 4 <<<"$out")
+	[[ -n $mbs ]] || { echo "# $t $size: no result" >&2; return 0; }
+	gib=$(awk -v m="$mbs" -v d="$DUR" 'BEGIN{print m * 1e6 * d / 2^30}')
+	row "$t" "$size" "$qps" "$mbs" MB/s \
+		"$(awk -v b=$((b1 - b0)) -v h="$hz" -v g="$gib" \
+			'BEGIN{if (g > 0) printf "%.3f", b / h / g}')"
+}
+
+# lat TEST SIZE: one perftest latency point, typical latency in usec.
+lat() {
+	local t=$1 size=$2 out us
+
+	next_port
+	ip netns exec "$ns2" "$t" -R -p "$port" -s "$size" -n "$LAT_N" \
+		"${bind[@]}" >/dev/null 2>&1 &
+	local srv=$!
+	wait_for 20 listening
+	out=$(timeout 120 ip netns exec "$ns1" "$t" -R -p "$port" -s "$size" \
+		-n "$LAT_N" 192.0.2.2 2>&1) || true
+	wait "$srv" || true
+	us=$(result_col 5 <<<"$out")
+	[[ -n $us ]] || { echo "# $t $size: no result" >&2; return 0; }
+	row "$t" "$size" 1 "$us" usec ""
+}
+
+rdma_suite() {
+	local t s
+
+	for t in ib_write_bw ib_read_bw ib_send_bw; do
+		for s in "${bw_sizes[@]}"; do
+			bw "$t" "$s" 1
+		done
+		bw "$t" 65536 4
+	done
+	for t in ib_send_lat ib_write_lat ib_read_lat; do
+		for s in "${lat_sizes[@]}"; do
+			lat "$t" "$s"
+		done
+	done
+}
+
+# iwtcp's framing variants at 64 KiB: CRC and markers on and off (the
+# default run is CRC on, markers off).
+iwtcp_variants() {
+	local v crc markers t dev
+
+	for v in "on required" "off off" "off required"; do
+		read -r crc markers <<<"$v"
+		for dev in iwtcp_a iwtcp_b; do
+			echo "$crc" >"/sys/class/infiniband/$dev/mpa_crc"
+			echo "$markers" >"/sys/class/infiniband/$dev/mpa_markers"
+		done
+		variant="crc-$crc/markers-${markers/required/on}"
+		for t in ib_write_bw ib_read_bw ib_send_bw; do
+			bw "$t" 65536 1
+		done
+	done
+	variant=default
+}
+
+# Plain TCP on the same path: iperf3 bandwidth, qperf ping-pong latency.
+tcp_suite() {
+	local s b0 b1 bps mbs gib us out
+
+	for s in "${bw_sizes[@]}"; do
+		next_port
+		ip netns exec "$ns2" iperf3 -s -1 -p "$port" >/dev/null 2>&1 &
+		wait_for 20 listening
+		b0=$(busy)
+		out=$(timeout 60 ip netns exec "$ns1" iperf3 -c 192.0.2.2 -p "$port" \
+			-t "$DUR" -l "$s" -J 2>/dev/null) || true
+		b1=$(busy)
+		wait || true
+		bps=$(python3 -c 'import json,sys; print(json.load(sys.stdin)["end"]["sum_received"]["bits_per_second"])' <<<"$out" 2>/dev/null) || continue
+		mbs=$(awk -v b="$bps" 'BEGIN{printf "%.2f", b / 8 / 1e6}')
+		gib=$(awk -v m="$mbs" -v d="$DUR" 'BEGIN{print m * 1e6 * d / 2^30}')
+		row iperf3 "$s" 1 "$mbs" MB/s \
+			"$(awk -v b=$((b1 - b0)) -v h="$hz" -v g="$gib" \
+				'BEGIN{if (g > 0) printf "%.3f", b / h / g}')"
+	done
+	next_port
+	ip netns exec "$ns2" qperf -lp "$port" >/dev/null 2>&1 &
+	local srv=$!
+	wait_for 20 listening
+	for s in "${lat_sizes[@]}"; do
+		out=$(timeout 60 ip netns exec "$ns1" qperf -lp "$port" -m "$s" \
+			-t "$DUR" -vu 192.0.2.2 tcp_lat 2>&1) || true
+		# qperf prints "latency = 12.3 us" (or ms)
+		us=$(awk '/latency/{v = $3; if ($4 == "ms") v *= 1000; print v; exit}' <<<"$out")
+		[[ -n $us ]] && row qperf_tcp_lat "$s" 1 "$us" usec ""
+	done
+	kill "$srv" 2>/dev/null || true
+}
+
+setup_two_hosts
+variant=default
+case $sys in
+iwtcp | siw)
+	modprobe "$sys"
+	ip netns exec "$ns1" rdma link add "${sys}_a" type "$sys" netdev veth_a
+	ip netns exec "$ns2" rdma link add "${sys}_b" type "$sys" netdev veth_b
+	_created_links+=("$ns1 ${sys}_a" "$ns2 ${sys}_b")
+	rdma_suite
+	[[ $sys == iwtcp ]] && iwtcp_variants
+	;;
+tcp)
+	tcp_suite
+	;;
+*)
+	echo "bench_guest: unknown system $sys" >&2
+	exit 2
+	;;
+esac
+echo "# $sys rep $rep: $(grep -c "^$rep,$sys," "$csv") points"
