@@ -20,13 +20,12 @@ csv=${3:?}
 quick=${4:-0}
 
 IWTCP_LINK=0
+IFINDEX_GAP=1
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 source "$(dirname "$0")/lib.sh"
 
-DUR=3		# seconds per bandwidth point
-# Servers listen on their address, not on all devices: siw's wildcard
-# listen fails when the two veth ends share an interface index.
-bind=(--source_ip 192.0.2.2)
+DUR=4		# seconds per bandwidth point (-D)
+MARGIN=1	# perftest measures from MARGIN s to DUR - MARGIN s (-f)
 LAT_N=200	# iterations per latency point
 port=9000
 hz=$(getconf CLK_TCK)
@@ -68,12 +67,12 @@ bw() {
 	# -Q 1: a completion per work request; perftest's default (one per
 	# 100) leaves a slow system with no completion inside the window
 	ip netns exec "$ns2" "$t" -R -p "$port" -s "$size" -q "$qps" \
-		-D "$DUR" -Q 1 "${bind[@]}" >/dev/null 2>&1 &
+		-D "$DUR" -f "$MARGIN" -Q 1 >/dev/null 2>&1 &
 	local srv=$!
 	wait_for 20 listening
 	b0=$(busy)
 	out=$(timeout 120 ip netns exec "$ns1" "$t" -R -p "$port" -s "$size" \
-		-q "$qps" -D "$DUR" -Q 1 192.0.2.2 2>&1) || true
+		-q "$qps" -D "$DUR" -f "$MARGIN" -Q 1 192.0.2.2 2>&1) || true
 	b1=$(busy)
 	wait "$srv" || true
 	mbs=$(result_col 4 <<<"$out")
@@ -90,7 +89,7 @@ lat() {
 
 	next_port
 	ip netns exec "$ns2" "$t" -R -p "$port" -s "$size" -n "$LAT_N" \
-		"${bind[@]}" >/dev/null 2>&1 &
+		>/dev/null 2>&1 &
 	local srv=$!
 	wait_for 20 listening
 	out=$(timeout 120 ip netns exec "$ns1" "$t" -R -p "$port" -s "$size" \

@@ -204,6 +204,12 @@ _link_up() {
 setup_two_hosts() {
 	_add_ns "$ns1"
 	_add_ns "$ns2"
+	# IFINDEX_GAP=1: a dummy device in ns2 first, so that the two veth
+	# ends get different interface indexes (siw's wildcard listens
+	# collide on equal ones; the benchmark runs siw).
+	if [[ ${IFINDEX_GAP:-0} == 1 ]]; then
+		ip -n "$ns2" link add gap0 type dummy
+	fi
 	ip link add veth_a netns "$ns1" type veth peer name veth_b netns "$ns2"
 	_add_host "$ns1" veth_a 1
 	_add_host "$ns2" veth_b 2

@@ -17,11 +17,12 @@
  * entered TERMINATE, else the oldest inbound Read Request (its Read
  * Response, RFC 5040 5.2), else the next SQ element. Each message is cut
  * into FPDUs of at most MULPDU octets (RFC 5044 4.5, from the socket's
- * current MSS), each written as one bio_vec array: markers and headers
- * from a small scratch buffer, payload straight from the registered pages
- * (TCP copies it; no bounce buffer). The CRC is computed over the same
- * octets while the array is built. An FPDU that TCP takes only partly
- * stays pending until the write-space callback reports room.
+ * current MSS). Consecutive FPDUs of a message, up to 64 KiB of wire,
+ * form one bio_vec array written with one sendmsg call: markers and
+ * headers from a small scratch buffer, payload straight from the
+ * registered pages (TCP copies it; no bounce buffer). The CRC is computed
+ * over the same octets while the array is built. A batch that TCP takes
+ * only partly stays pending until the write-space callback reports room.
  *
  * SQ elements stay VALID in the ring until they complete. Completions
  * leave in posting order (@sq_slots): a Send or Write completes once its
@@ -43,12 +44,16 @@
 #include "rdmap.h"
 #include "ring.h"
 
-/* bio_vec pieces of one FPDU: payload pages, and markers splitting them */
+/* bio_vec pieces of a batch: payload pages, and markers splitting them */
 #define TX_BV_MAX	320
-/* scratch octets of one FPDU: header, markers, pad, CRC */
-#define TX_SCRATCH	1024
+/* scratch octets of a batch: headers, markers, pads, CRCs */
+#define TX_SCRATCH	4096
+/* wire octets of a batch: one sendmsg call takes up to this many */
+#define TX_BATCH	65536
 /* largest ULPDU header: untagged DDP header and a Terminate header */
 #define TX_HDR_MAX	(sizeof(struct iwtcp_ddp_untagged_hdr) + IWTCP_TERM_HDR_MAX)
+/* FPDU octets between markers */
+#define MARKERS_EVERY	(IWTCP_MPA_MARKER_PERIOD - IWTCP_MPA_MARKER_SIZE)
 
 enum tx_kind {
 	TX_NONE,
@@ -288,19 +293,45 @@ static int tx_add_kernel(struct iwtcp_tx *tx, const void *p, u32 len)
 	return 0;
 }
 
-/* Let go of the pages of the FPDU TCP took (or that was abandoned). */
-static void tx_fpdu_release(struct iwtcp_tx *tx)
+/* Cut the batch back to @nbv pieces, letting go of the pages cut off. */
+static void tx_batch_cut(struct iwtcp_tx *tx, u32 nbv, u32 wire_len,
+			 u32 scratch_used)
 {
 	u32 i;
 
-	for (i = 0; i < tx->nbv; i++) {
+	for (i = nbv; i < tx->nbv; i++) {
 		if (tx->bv_ref[i])
 			put_page(tx->bv[i].bv_page);
 		tx->bv_ref[i] = false;
 	}
-	tx->nbv = 0;
-	tx->wire_len = 0;
+	tx->nbv = nbv;
+	tx->wire_len = wire_len;
+	tx->scratch_used = scratch_used;
+}
+
+/* Let go of the pages of the batch TCP took (or that was abandoned). */
+static void tx_fpdu_release(struct iwtcp_tx *tx)
+{
+	tx_batch_cut(tx, 0, 0, 0);
 	tx->wire_sent = 0;
+}
+
+/*
+ * Room in the batch for one more FPDU of at most the MSS: bio_vec pieces
+ * and scratch for its worst case (a marker splitting a piece every 508
+ * octets), and the batch not yet at TX_BATCH octets.
+ */
+static bool tx_batch_room(struct iwtcp_tx *tx, u32 mss)
+{
+	u32 markers = mss / MARKERS_EVERY + 2;
+	u32 bv = 2 * markers + mss / PAGE_SIZE + SIW_MAX_SGE + 6;
+	u32 scratch = TX_HDR_MAX + sizeof(struct iwtcp_mpa_fpdu_hdr) +
+		      IWTCP_MPA_FPDU_ALIGN + IWTCP_MPA_CRC_SIZE +
+		      IWTCP_MPA_MARKER_SIZE * markers;
+
+	return !tx->nbv || (tx->wire_len < TX_BATCH &&
+			    tx->nbv + bv <= TX_BV_MAX &&
+			    tx->scratch_used + scratch <= TX_SCRATCH);
 }
 
 /* Start an FPDU whose ULPDU (header @hdr and payload) is @ulpdu_len. */
@@ -311,10 +342,8 @@ static int tx_fpdu_begin(struct iwtcp_tx *tx, const void *hdr, u32 hdr_len,
 	struct iwtcp_mpa_fpdu_hdr *fh;
 	int rv;
 
-	tx_fpdu_release(tx);
 	tx->wpos = 0;
 	tx->mk = 0;
-	tx->scratch_used = 0;
 	tx->crc = IWTCP_FPDU_CRC_SEED;
 	memset(&tx->layout, 0, sizeof(tx->layout));
 	if (tx->st.markers) {
@@ -359,7 +388,7 @@ static int tx_fpdu_end(struct iwtcp_tx *tx, u32 ulpdu_len)
 		return rv;
 	if (WARN_ON_ONCE(tx->mk != tx->layout.nr))
 		return -EPROTO;
-	tx->st.off += tx->wire_len;
+	tx->st.off += tx->wpos;
 	return 0;
 }
 
@@ -596,6 +625,31 @@ static int tx_build(struct iwtcp_qp *qp)
 				  tx->sqe.opcode == SIW_OP_READ_LOCAL_INV))
 		return tx_build_read_req(qp);
 	return tx_build_data(qp);
+}
+
+/*
+ * FPDUs of the message in progress, as many as the batch takes. An FPDU
+ * that fails to build is cut off again; the FPDUs before it go out, and
+ * the failure comes back when that FPDU is built next.
+ */
+static int tx_build_batch(struct iwtcp_qp *qp)
+{
+	struct iwtcp_tx *tx = qp->tx;
+	u32 mss = READ_ONCE(tcp_sk(qp->sk)->mss_cache);
+	u32 nbv, wire_len, scratch_used;
+	int rv;
+
+	do {
+		nbv = tx->nbv;
+		wire_len = tx->wire_len;
+		scratch_used = tx->scratch_used;
+		rv = tx_build(qp);
+		if (rv && nbv) {
+			tx_batch_cut(tx, nbv, wire_len, scratch_used);
+			return 0;
+		}
+	} while (!rv && tx->off < tx->len && tx_batch_room(tx, mss));
+	return rv;
 }
 
 /* Resolve and check the local buffers of an SQ element. */
@@ -897,7 +951,7 @@ static void tx_run(struct iwtcp_qp *qp)
 			return;
 		if (tx->kind == TX_NONE)
 			continue;
-		rv = tx_build(qp);
+		rv = tx_build_batch(qp);
 		if (rv == -EACCES && tx->kind == TX_READ_RESP) {
 			/* RFC 5040 7.2: the source STag went away meanwhile */
 			tx_fpdu_release(tx);
