@@ -215,10 +215,28 @@ peer_closes_after_reply() {
 }
 
 cycles() {
-	serve accept 8 8 100
-	client established 8 8 100 | tee "$out/client"
+	serve accept 8 8 200
+	client established 8 8 200 | tee "$out/client"
 	server_ok
-	grep -q "cycles 100" "$out/client"
+	grep -q "cycles 200" "$out/client"
+}
+
+# 64 clients connect at once to one listener (backlog 64): every one is
+# established and disconnected, and the server serves them all.
+simultaneous_connects() {
+	local i ok=0 pids=()
+
+	serve accept 8 8 64
+	for ((i = 0; i < 64; i++)); do
+		client established >"$out/sim.$i" 2>&1 &
+		pids+=($!)
+	done
+	for i in "${pids[@]}"; do
+		wait "$i" && ok=$((ok + 1))
+	done
+	echo "# $ok of 64 clients connected" >&2
+	server_ok
+	((ok == 64))
 }
 
 no_endpoint_left() {
@@ -234,7 +252,7 @@ no_endpoint_left() {
 
 test_cleanup() { rm -rf "$out"; echo 10 >/sys/module/iwtcp/parameters/mpa_timeout 2>/dev/null; }
 
-ktap_plan 15
+ktap_plan 16
 setup_two_hosts
 ktap_run "connect, accept, private data both ways, disconnect" connect_accept_disconnect
 ktap_run "each ULP sees the peer's IRD and ORD (RFC 6581 9.1)" ird_ord_seen
@@ -253,6 +271,7 @@ ktap_run "peer leaves before the ULP accepts: accept fails, no leak" \
 	peer_gone_before_accept
 ktap_run "peer closes right after its Reply: disconnect still succeeds" \
 	peer_closes_after_reply
-ktap_run "100 connect/disconnect cycles" cycles
+ktap_run "200 connect/disconnect cycles" cycles
+ktap_run "64 simultaneous connects to one listener" simultaneous_connects
 ktap_run "every endpoint destroyed, no cm_id left" no_endpoint_left
 ktap_finish

@@ -83,8 +83,9 @@ rping_sizes() {
 	done
 }
 
-# Issue 3's matrix: CRC x markers x peer-to-peer and each RTR type.
-rping_settings_matrix() {
+# Issue 3's matrix: CRC x markers x peer-to-peer and each RTR type, with
+# rping -V and ucmatose each.
+settings_matrix() {
 	local crc markers rtr
 
 	for crc in off on required; do
@@ -100,6 +101,7 @@ rping_settings_matrix() {
 				fi
 				echo "# crc $crc markers $markers rtr $rtr" >&2
 				rping_v 1000 2
+				ucmatose_run
 			done
 		done
 	done
@@ -217,7 +219,7 @@ others_keep_running() {
 }
 
 tests=(
-	rping_sizes rping_settings_matrix ucmatose_run ucmatose_markers
+	rping_sizes settings_matrix ucmatose_run ucmatose_markers
 	send_bw_all write_bw_all read_bw_all send_lat_all write_lat_all
 	read_lat_all bw_markers_nocrc read_bw_ord
 	integrity integrity_markers_crc_off integrity_rev1 read_ird
