@@ -20,14 +20,7 @@ require_cmd ip rdma python3 timeout
 modinfo iwtcp >/dev/null 2>&1 || ktap_skip_all "module iwtcp not installed"
 
 out=$(mktemp -d)
-echo 7000 >"$out/port"
-
-# A fresh port for each server: cases run in subshells, so the counter
-# lives in a file.
-next_port() {
-	port=$(($(cat "$out/port") + 1))
-	echo "$port" >"$out/port"
-}
+ports_from 7000
 
 # serve ARGS...: a cm_test server in ns2 on a fresh port, in the
 # background; its output in $out/server. Waits until it listens.
@@ -49,12 +42,6 @@ server_ok() {
 	sed 's/^/# server: /' "$out/server" >&2
 	((rc == 0))
 	grep -q "cm_test server: ok" "$out/server"
-}
-
-# Both devices get the same setting: set_both FILE VALUE
-set_both() {
-	echo "$2" >"/sys/class/infiniband/iwtcp_a/$1"
-	echo "$2" >"/sys/class/infiniband/iwtcp_b/$1"
 }
 
 connect_accept_disconnect() {

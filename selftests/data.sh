@@ -21,17 +21,7 @@ require_cmd ip rdma rping ucmatose ib_send_bw ib_write_bw ib_read_bw \
 modinfo iwtcp >/dev/null 2>&1 || ktap_skip_all "module iwtcp not installed"
 
 out=$(mktemp -d)
-echo 7500 >"$out/port"
-
-next_port() {
-	port=$(($(cat "$out/port") + 1))
-	echo "$port" >"$out/port"
-}
-
-set_both() {
-	echo "$2" >"/sys/class/infiniband/iwtcp_a/$1"
-	echo "$2" >"/sys/class/infiniband/iwtcp_b/$1"
-}
+ports_from 7500
 
 defaults() {
 	set_both mpa_crc on
@@ -47,11 +37,6 @@ bg_server() {
 	shift
 	timeout 300 ip netns exec "$ns2" "$@" >"$log" 2>&1 &
 	server_pid=$!
-}
-
-# Wait until something listens on $port in ns2 (our kernel sockets show).
-wait_listen() {
-	wait_for 10 bash -c "ip netns exec $ns2 ss -ltnH | grep -q ':$port '"
 }
 
 # The server's status, its output shown on failure.
@@ -230,9 +215,5 @@ tests=(
 ktap_plan "${#tests[@]}"
 setup_two_hosts
 defaults
-for t in "${tests[@]}"; do
-	start=$SECONDS
-	ktap_run "$t" "$t"
-	echo "# $t: $((SECONDS - start)) s"
-done
+ktap_run_timed tests
 ktap_finish

@@ -224,6 +224,45 @@ setup_two_hosts() {
 	fi
 }
 
+# --- helpers of the case scripts --------------------------------------------
+
+# ports_from BASE: next_port then sets $port to BASE+1, BASE+2, ... Cases
+# run in subshells, so the counter lives in a file of $out (the script's
+# scratch folder, which it sets).
+# shellcheck disable=SC2154 # $out is the calling script's
+ports_from() {
+	echo "$1" >"$out/port"
+}
+
+next_port() {
+	port=$(($(cat "$out/port") + 1))
+	echo "$port" >"$out/port"
+}
+
+# Wait until something listens on $port in ns2 (iwtcp's kernel sockets
+# show there too).
+wait_listen() {
+	wait_for 10 bash -c "ip netns exec $ns2 ss -ltnH | grep -q ':$port '"
+}
+
+# Both devices get the same setting: set_both FILE VALUE
+set_both() {
+	echo "$2" >"/sys/class/infiniband/iwtcp_a/$1"
+	echo "$2" >"/sys/class/infiniband/iwtcp_b/$1"
+}
+
+# Run every case of the array named by $1 with ktap_run, each timed.
+ktap_run_timed() {
+	local -n cases=$1
+	local t start
+
+	for t in "${cases[@]}"; do
+		start=$SECONDS
+		ktap_run "$t" "$t"
+		echo "# $t: $((SECONDS - start)) s"
+	done
+}
+
 # --- cleanup -----------------------------------------------------------------
 
 # EXIT trap: undo in reverse order of creation, keep the script's status.

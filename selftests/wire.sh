@@ -25,20 +25,11 @@ require_cmd ip rdma ss python3 timeout
 modinfo iwtcp >/dev/null 2>&1 || ktap_skip_all "module iwtcp not installed"
 
 out=$(mktemp -d)
-echo 7700 >"$out/port"
+ports_from 7700
 dev=/sys/class/infiniband/iwtcp_b
 
 test_cleanup() {
 	rm -rf "$out"
-}
-
-next_port() {
-	port=$(($(cat "$out/port") + 1))
-	echo "$port" >"$out/port"
-}
-
-wait_listen() {
-	wait_for 10 bash -c "ip netns exec $ns2 ss -ltnH | grep -q ':$port '"
 }
 
 # The victim's MPA settings for the peer's options: crc, markers.
@@ -314,9 +305,5 @@ setup_two_hosts
 echo 0 >"$dev/mpa_p2p"
 echo 0 >"$dev/mpa_enhanced"
 echo 1 >"$dev/mpa_revision"
-for t in "${tests[@]}"; do
-	start=$SECONDS
-	ktap_run "$t" "$t"
-	echo "# $t: $((SECONDS - start)) s"
-done
+ktap_run_timed tests
 ktap_finish

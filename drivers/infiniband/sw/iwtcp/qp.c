@@ -255,33 +255,21 @@ static bool qp_flush_ring(struct iwtcp_qp *qp, struct iwtcp_ring *ring,
  * not done with the status a TERMINATE gave it, the others flushed.
  * Returns true if @cq must be notified.
  */
-static bool qp_flush_executing(struct iwtcp_qp *qp, struct iwtcp_cq *cq)
+static bool qp_flush_executing(struct iwtcp_qp *qp)
 {
 	bool notify = false;
 	u8 first = qp->term_status;
+	u8 status;
 
 	while (qp->sq.get != qp->sq_tx) {
 		struct iwtcp_sq_slot *slot = iwtcp_sq_slot(qp, qp->sq.get);
-		struct siw_sqe *sqe = iwtcp_ring_slot(&qp->sq, sizeof(*sqe),
-						      qp->sq.get);
-		struct iwtcp_wc wc = {
-			.id = slot->id,
-			.qp = qp,
-			.bytes = slot->bytes,
-			.opcode = slot->opcode,
-			.status = slot->done ? slot->status : SIW_WC_WR_FLUSH_ERR,
-		};
 
+		status = slot->done ? slot->status : SIW_WC_WR_FLUSH_ERR;
 		if (!slot->done && first != SIW_WC_SUCCESS) {
-			wc.status = first;
+			status = first;
 			first = SIW_WC_SUCCESS;
 		}
-		if ((slot->signalled || wc.status != SIW_WC_SUCCESS) &&
-		    iwtcp_cq_push(cq, &wc) > 0)
-			notify = true;
-		/* hand the element back after its fields were read */
-		smp_store_release(&sqe->flags, 0);
-		qp->sq.get++;
+		notify |= iwtcp_sq_retire_head(qp, status);
 	}
 	return notify;
 }
@@ -293,7 +281,7 @@ static void qp_flush_sq(struct iwtcp_qp *qp)
 	bool notify;
 
 	spin_lock_irqsave(&qp->sq_lock, flags);
-	notify = qp_flush_executing(qp, cq);
+	notify = qp_flush_executing(qp);
 	notify |= qp_flush_ring(qp, &qp->sq, sizeof(struct siw_sqe), cq, false);
 	qp->sq_tx = qp->sq.get;
 	spin_unlock_irqrestore(&qp->sq_lock, flags);

@@ -133,33 +133,53 @@ static struct iwtcp_device *qp_dev(struct iwtcp_qp *qp)
 /* ------------------------------------------------------------------ */
 /* Completions in posting order                                        */
 
-/* Retire done SQ elements from the head. Caller holds @sq_lock. */
-static bool sq_retire(struct iwtcp_qp *qp)
+/**
+ * iwtcp_sq_retire_head() - complete the SQ element at the head
+ * @qp: the QP
+ * @status: its completion status (&enum siw_wc_status)
+ *
+ * A signalled element, or any with an error, reaches the send CQ; then
+ * the element goes back to its producer.
+ *
+ * Context: any context; the caller holds @sq_lock and checked that an
+ * element executes (sq.get != sq_tx).
+ * Return: true if the send CQ must be notified.
+ */
+bool iwtcp_sq_retire_head(struct iwtcp_qp *qp, u8 status)
 {
-	struct iwtcp_cq *cq = to_iwtcp_cq(qp->base_qp.send_cq);
+	struct iwtcp_sq_slot *slot = iwtcp_sq_slot(qp, qp->sq.get);
+	struct siw_sqe *sqe = iwtcp_ring_slot(&qp->sq, sizeof(*sqe),
+					      qp->sq.get);
+	struct iwtcp_wc wc = {
+		.id = slot->id,
+		.qp = qp,
+		.bytes = slot->bytes,
+		.opcode = slot->opcode,
+		.status = status,
+	};
 	bool notify = false;
 
 	lockdep_assert_held(&qp->sq_lock);
-	while (qp->sq.get != qp->sq_tx) {
-		struct iwtcp_sq_slot *slot = iwtcp_sq_slot(qp, qp->sq.get);
-		struct siw_sqe *sqe = iwtcp_ring_slot(&qp->sq, sizeof(*sqe),
-						      qp->sq.get);
-		struct iwtcp_wc wc = {
-			.id = slot->id,
-			.qp = qp,
-			.bytes = slot->bytes,
-			.opcode = slot->opcode,
-			.status = slot->status,
-		};
+	if ((slot->signalled || status != SIW_WC_SUCCESS) &&
+	    iwtcp_cq_push(to_iwtcp_cq(qp->base_qp.send_cq), &wc) > 0)
+		notify = true;
+	/* hand the element back after its fields were read */
+	smp_store_release(&sqe->flags, 0);
+	qp->sq.get++;
+	return notify;
+}
 
+/* Retire done SQ elements from the head. Caller holds @sq_lock. */
+static bool sq_retire(struct iwtcp_qp *qp)
+{
+	struct iwtcp_sq_slot *slot;
+	bool notify = false;
+
+	while (qp->sq.get != qp->sq_tx) {
+		slot = iwtcp_sq_slot(qp, qp->sq.get);
 		if (!slot->done)
 			break;
-		if ((slot->signalled || slot->status != SIW_WC_SUCCESS) &&
-		    iwtcp_cq_push(cq, &wc) > 0)
-			notify = true;
-		/* Hand the element back to its producer. */
-		smp_store_release(&sqe->flags, 0);
-		qp->sq.get++;
+		notify |= iwtcp_sq_retire_head(qp, slot->status);
 	}
 	return notify;
 }
