@@ -251,13 +251,15 @@ set_both() {
 	echo "$2" >"/sys/class/infiniband/iwtcp_b/$1"
 }
 
-# Run every case of the array named by $1 with ktap_run, each timed.
+# Run every case of the array named by $1 with ktap_run, each timed; $2,
+# if given, is run before each case (a failed case may leave settings).
 ktap_run_timed() {
 	local -n cases=$1
 	local t start
 
 	for t in "${cases[@]}"; do
 		start=$SECONDS
+		[[ -z ${2:-} ]] || "$2"
 		ktap_run "$t" "$t"
 		echo "# $t: $((SECONDS - start)) s"
 	done

@@ -96,7 +96,7 @@ static struct ib_mr *mem_finish(struct ib_pd *pd, struct iwtcp_mr *mr)
 		mem_free(dev, mr);
 		return ERR_PTR(rv);
 	}
-	ibdev_dbg(pd->device, "MR %#x created\n", mr->base_mr.lkey);
+	ibdev_dbg(pd->device, "MR %#x created\n", mr->base_mr.lkey >> 8);
 	return &mr->base_mr;
 }
 
@@ -212,7 +212,7 @@ struct ib_mr *iwtcp_reg_user_mr(struct ib_pd *pd, u64 start, u64 length,
 			return ERR_PTR(rv);
 		}
 	}
-	ibdev_dbg(pd->device, "MR %#x created\n", mr->base_mr.lkey);
+	ibdev_dbg(pd->device, "MR %#x created\n", mr->base_mr.lkey >> 8);
 	return &mr->base_mr;
 }
 
@@ -300,7 +300,8 @@ int iwtcp_dereg_mr(struct ib_mr *base_mr, struct ib_udata *udata)
 	kref_put(&mr->ref, mem_release);
 	wait_for_completion(&mr->released);
 	mem_free(dev, mr);
-	ibdev_dbg(&dev->base_dev, "MR %#x destroyed\n", stag);
+	/* by STag index: fast registration changes the key */
+	ibdev_dbg(&dev->base_dev, "MR %#x destroyed\n", stag >> 8);
 	return 0;
 }
 

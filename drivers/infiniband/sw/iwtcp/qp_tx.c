@@ -81,6 +81,7 @@ struct tx_src {
  * @len: payload octets of the message
  * @off: payload octets already in FPDUs
  * @started: the message's first FPDU is built
+ * @rresp_built: the Read Response is built whole, its IRQ slot released
  * @term_sent: the TERMINATE is in the socket
  * @bv: the FPDU being written, @nbv pieces, @wire_len octets
  * @bv_ref: the page of that piece is held (user memory, get_page) until
@@ -108,6 +109,7 @@ struct iwtcp_tx {
 	u32 len;
 	u32 off;
 	bool started;
+	bool rresp_built;
 	bool term_sent;
 	struct bio_vec bv[TX_BV_MAX];
 	bool bv_ref[TX_BV_MAX];
@@ -450,21 +452,32 @@ static int tx_push(struct iwtcp_qp *qp, bool more)
 /* ------------------------------------------------------------------ */
 /* Messages                                                            */
 
+/*
+ * RFC 5040 6.1: an inbound Read counts against IRD until answered. Its
+ * slot is released once the last Read Response FPDU is built, before it
+ * is written: the peer may post its next Read the moment the last octet
+ * arrives, and that Read must find the slot free.
+ */
+static void tx_rresp_release(struct iwtcp_qp *qp)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->irq_lock, flags);
+	if (qp->irq_get != qp->irq_put)
+		qp->irq_get++;
+	spin_unlock_irqrestore(&qp->irq_lock, flags);
+	qp->tx->rresp_built = true;
+}
+
 static void tx_end_message(struct iwtcp_qp *qp, u8 status)
 {
 	struct iwtcp_tx *tx = qp->tx;
 	enum tx_kind kind = tx->kind;
-	unsigned long flags;
 
 	tx->nsrc = 0;
 	tx->kind = TX_NONE;
-	/* RFC 5040 6.1: the inbound Read counts against IRD until answered */
-	if (kind == TX_READ_RESP) {
-		spin_lock_irqsave(&qp->irq_lock, flags);
-		if (qp->irq_get != qp->irq_put)
-			qp->irq_get++;
-		spin_unlock_irqrestore(&qp->irq_lock, flags);
-	}
+	if (kind == TX_READ_RESP && !tx->rresp_built)
+		tx_rresp_release(qp);
 	tx->started = false;
 	/* A Read completes when its response is placed (qp_rx.c). */
 	if (kind == TX_SQ && (status != SIW_WC_SUCCESS ||
@@ -594,6 +607,8 @@ static int tx_build_data(struct iwtcp_qp *qp)
 		return rv;
 	tx->off += paylen;
 	tx->started = true;
+	if (tx->kind == TX_READ_RESP && tx->off == tx->len)
+		tx_rresp_release(qp);
 	return 0;
 }
 
@@ -866,6 +881,7 @@ static bool tx_next_message(struct iwtcp_qp *qp, bool user)
 		tx->kind = TX_READ_RESP;
 		tx->len = tx->rresp.len;
 		tx->off = 0;
+		tx->rresp_built = false;
 		return true;
 	}
 	spin_unlock_irqrestore(&qp->irq_lock, flags);
