@@ -54,7 +54,10 @@ server() {
 echo
 echo "# rping: 5 round trips of 4 KiB (Send, RDMA Read, RDMA Write), verified"
 server 7201 rping -s -a 192.0.2.2 -p 7201 -C 5 -S 4096 -V
-show ip netns exec "$ns1" rping -c -a 192.0.2.2 -p 7201 -C 5 -S 4096 -V -v
+echo
+echo "\$ rping -c -a 192.0.2.2 -C 5 -S 4096 -V   # client in ns1, server in ns2"
+ip netns exec "$ns1" rping -c -a 192.0.2.2 -p 7201 -C 5 -S 4096 -V &&
+	echo "rping: 5 round trips of 4 KiB, every octet verified by both sides"
 wait "$srv"
 
 port=7210
