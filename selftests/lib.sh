@@ -103,7 +103,12 @@ ktap_run() {
 	case $rc in
 	0) ktap_ok "$name" ;;
 	"$KSFT_SKIP") ktap_skip "$name" "requirement missing" ;;
-	*) ktap_fail "$name" ;;
+	*)
+		ktap_fail "$name"
+		# What the failed case left running (a server waiting for
+		# connections that never come) must not spill into the next.
+		_kill_ns_pids
+		;;
 	esac
 }
 
@@ -267,6 +272,15 @@ ktap_run_timed() {
 
 # --- cleanup -----------------------------------------------------------------
 
+_kill_ns_pids() {
+	local ns
+
+	for ns in "${_created_ns[@]}"; do
+		ip netns pids "$ns" 2>/dev/null | xargs -r kill 2>/dev/null
+	done
+	return 0
+}
+
 # EXIT trap: undo in reverse order of creation, keep the script's status.
 # A test may define test_cleanup to run first.
 cleanup() {
@@ -279,10 +293,8 @@ cleanup() {
 		ip netns exec "$ns" rdma link delete "$link" 2>/dev/null
 	done
 	((${#_tracked_pids[@]})) && kill "${_tracked_pids[@]}" 2>/dev/null
-	for ns in "${_created_ns[@]}"; do
-		# Whatever still runs in the namespace would outlive the test.
-		ip netns pids "$ns" 2>/dev/null | xargs -r kill 2>/dev/null
-	done
+	# Whatever still runs in the namespaces would outlive the test.
+	_kill_ns_pids
 	((${#_tracked_pids[@]})) && wait "${_tracked_pids[@]}" 2>/dev/null
 	for ((i = ${#_created_ns[@]} - 1; i >= 0; i--)); do
 		ip netns del "${_created_ns[i]}" 2>/dev/null
