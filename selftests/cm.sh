@@ -201,6 +201,52 @@ peer_closes_after_reply() {
 	client established
 }
 
+# RFC 6581 10: a responder of RFC 5044 alone closes the connection on an
+# enhanced Request; the initiator tries again once with an unenhanced one
+# (revision 1, no IRD/ORD word) and the ULP gets its connection.
+fallback_to_unenhanced() {
+	next_port
+	ip netns exec "$ns2" python3 "$MPA_PEER" unenhanced 192.0.2.2 "$port" \
+		>"$out/peer" 2>&1 &
+	track_pid $!
+	wait_for 10 grep -q listening "$out/peer"
+	client established | tee "$out/client"
+	wait_for 10 grep -q "initiator closed" "$out/peer"
+	sed 's/^/# peer: /' "$out/peer" >&2
+	grep -q "closed on a revision 2 Request, S=1" "$out/peer"
+	grep -q "answered a revision 1 Request with private data b'hello" "$out/peer"
+	dmesg | grep -q "iwtcp_a: CEP [0-9]*: responder closed on the enhanced MPA Request, retrying unenhanced"
+}
+
+# rdma_cm picks the source port of a connect in its own port space; any
+# TCP socket may hold that port. With nine in ten of ns1's ephemeral
+# ports bound by plain TCP sockets, 20 connects in a row all succeed.
+ports_held_by_tcp() {
+	local range holder
+
+	range=$(ip netns exec "$ns1" sysctl -n net.ipv4.ip_local_port_range)
+	ip netns exec "$ns1" sysctl -qw net.ipv4.ip_local_port_range="41000 41999"
+	ip netns exec "$ns1" python3 -c '
+import socket, time
+held = []
+for port in range(41000, 42000):
+    if port % 10:
+        s = socket.socket()
+        s.bind(("192.0.2.1", port))
+        held.append(s)
+print("holding", len(held), flush=True)
+time.sleep(300)' >"$out/hold" 2>&1 &
+	holder=$!
+	track_pid "$holder"
+	wait_for 10 grep -q "holding 900" "$out/hold"
+	serve accept 8 8 20
+	client established 8 8 20 >"$out/client"
+	server_ok
+	grep -q "cycles 20" "$out/client"
+	kill "$holder"
+	ip netns exec "$ns1" sysctl -qw net.ipv4.ip_local_port_range="$range"
+}
+
 cycles() {
 	serve accept 8 8 200
 	client established 8 8 200 | tee "$out/client"
@@ -248,7 +294,7 @@ no_endpoint_left() {
 
 test_cleanup() { rm -rf "$out"; echo 10 >/sys/module/iwtcp/parameters/mpa_timeout 2>/dev/null; }
 
-ktap_plan 16
+ktap_plan 18
 setup_two_hosts
 ktap_run "connect, accept, private data both ways, disconnect" connect_accept_disconnect
 ktap_run "each ULP sees the peer's IRD and ORD (RFC 6581 9.1)" ird_ord_seen
@@ -267,6 +313,10 @@ ktap_run "peer leaves before the ULP accepts: accept fails, no leak" \
 	peer_gone_before_accept
 ktap_run "peer closes right after its Reply: disconnect still succeeds" \
 	peer_closes_after_reply
+ktap_run "responder of RFC 5044 alone: unenhanced retry (RFC 6581 10)" \
+	fallback_to_unenhanced
+ktap_run "TCP holds most rdma_cm source ports: connects still succeed" \
+	ports_held_by_tcp
 ktap_run "200 connect/disconnect cycles" cycles
 ktap_run "64 simultaneous connects to one listener" simultaneous_connects
 ktap_run "every endpoint destroyed, no cm_id left" no_endpoint_left

@@ -8,6 +8,12 @@ test how iwtcp copes with peers that go away at the worst moment.
                                  listen, answer the first Request with a
                                  valid enhanced Reply (peer-to-peer, Write
                                  RTR), then close
+  mpa_peer.py unenhanced HOST PORT
+                                 listen as a responder of RFC 5044 alone:
+                                 close on a Request that is not revision 1
+                                 or has S set; answer a revision 1 Request
+                                 with a revision 1 Reply, then read until
+                                 the initiator closes
 """
 import socket
 import struct
@@ -50,6 +56,55 @@ def replyclose(host, port):
     print("reply sent, closed", flush=True)
 
 
+def recv_frame(c):
+    """One Request: (header word, private data)."""
+    got = b""
+    while len(got) < 20:
+        part = c.recv(20 - len(got))
+        if not part:
+            raise EOFError
+        got += part
+    word = struct.unpack(">I", got[16:20])[0]
+    pd_len = word & 0xFFFF
+    pd = b""
+    while len(pd) < pd_len:
+        part = c.recv(pd_len - len(pd))
+        if not part:
+            raise EOFError
+        pd += part
+    return word, pd
+
+
+def unenhanced(host, port):
+    ls = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    ls.bind((host, port))
+    ls.listen(2)
+    print("listening", flush=True)
+    while True:
+        c, _ = ls.accept()
+        c.settimeout(20)
+        word, pd = recv_frame(c)
+        rev = (word >> 16) & 0xFF
+        if rev != 1 or word & S_BIT:
+            print("closed on a revision %d Request, S=%d" %
+                  (rev, bool(word & S_BIT)), flush=True)
+            c.close()
+            continue
+        print("answered a revision 1 Request with private data %r" % pd,
+              flush=True)
+        pd = b"welcome\0"
+        c.sendall(REP_KEY + struct.pack(">I", (word & C_BIT) | (1 << 16) |
+                                        len(pd)) + pd)
+        while c.recv(4096):
+            pass
+        c.close()
+        break
+    ls.close()
+    print("initiator closed", flush=True)
+
+
 if __name__ == "__main__":
-    {"reqfin": reqfin, "replyclose": replyclose}[sys.argv[1]](
+    {"reqfin": reqfin, "replyclose": replyclose,
+     "unenhanced": unenhanced}[sys.argv[1]](
         sys.argv[2], int(sys.argv[3]))

@@ -117,6 +117,8 @@ static const char * const cep_state_name[CEP_NUM_STATES] = {
  * @req: the peer's Request (responder), kept for accept
  * @rx: start-up bytes received so far; @rx_len of them
  * @rx_len: see @rx
+ * @pd_len: initiator: octets of the ULP's private data, kept at the start
+ *	of @rx until a Reply octet arrives (for the unenhanced retry)
  * @saved_data_ready: the socket's callback before ours
  * @saved_state_change: the socket's callback before ours
  * @saved_write_space: the socket's callback before the data path's
@@ -144,6 +146,7 @@ struct iwtcp_cep {
 	struct iwtcp_mpa_frame req;
 	u8 rx[CM_FRAME_MAX];
 	u32 rx_len;
+	u8 pd_len;
 	void (*saved_data_ready)(struct sock *sk);
 	void (*saved_state_change)(struct sock *sk);
 	void (*saved_write_space)(struct sock *sk);
@@ -581,6 +584,13 @@ static bool cm_addr_any(const struct sockaddr_storage *a)
 	return ipv6_addr_any(&((const struct sockaddr_in6 *)a)->sin6_addr);
 }
 
+static __be16 *cm_port(struct sockaddr_storage *a)
+{
+	if (a->ss_family == AF_INET)
+		return &((struct sockaddr_in *)a)->sin_port;
+	return &((struct sockaddr_in6 *)a)->sin6_port;
+}
+
 /*
  * A TCP socket for @cm_id, in the network namespace of the device's
  * netdev: the addresses of the device live there, whichever process or
@@ -643,6 +653,45 @@ static int cm_bind(struct iwtcp_device *dev, struct socket *sock,
 			   addr->ss_family == AF_INET ?
 			   sizeof(struct sockaddr_in) :
 			   sizeof(struct sockaddr_in6));
+}
+
+/*
+ * Bind and connect a new socket for @cep, without waiting. The source
+ * port is the one rdma_cm chose in its own port space, if TCP has it
+ * free (any TCP socket of the namespace may hold it) and @new_port is
+ * false; else TCP picks one, as an iWARP port mapper would, and the ULP
+ * keeps seeing its rdma_cm port. A privileged port is used as bound or
+ * not at all.
+ */
+static int cm_connect_sock(struct iwtcp_cep *cep, struct iw_cm_id *cm_id,
+			   bool new_port)
+{
+	struct sockaddr_storage laddr = cm_id->local_addr;
+	__be16 *port = cm_port(&laddr);
+	bool privileged = ntohs(*port) < PROT_SOCK;
+	struct socket *sock;
+	int rv;
+
+	rv = cm_sock_create(cep->dev, cm_id, false, &sock);
+	if (rv)
+		return rv;
+	if (new_port && !privileged)
+		*port = 0;
+	rv = cm_bind(cep->dev, sock, &laddr);
+	if (rv == -EADDRINUSE && !privileged && *port) {
+		*port = 0;
+		rv = cm_bind(cep->dev, sock, &laddr);
+	}
+	if (rv) {
+		sock_release(sock);
+		return rv;
+	}
+	cep_attach_sock(cep, sock, NULL);
+	rv = kernel_connect(sock, (struct sockaddr *)&cm_id->remote_addr,
+			    cm_id->remote_addr.ss_family == AF_INET ?
+			    sizeof(struct sockaddr_in) :
+			    sizeof(struct sockaddr_in6), O_NONBLOCK);
+	return rv == -EINPROGRESS ? 0 : rv;
 }
 
 /**
@@ -952,6 +1001,41 @@ static int initiator_send_rtr(struct iwtcp_cep *cep)
 	return cep_send_fpdu(cep, ulpdu, len);
 }
 
+/*
+ * RFC 6581 10: a responder that knows no enhanced start-up closes the
+ * connection on an enhanced Request; the initiator MAY try again with
+ * the unenhanced protocol of RFC 5044 (revision 1, no IRD/ORD word, no
+ * peer-to-peer model) and leave IRD, ORD and the first FPDU to the ULP.
+ * iwtcp tries once, on a new connection from a new source port (the old
+ * four-tuple may still be closing), within a fresh MPA timeout.
+ */
+static void initiator_retry_unenhanced(struct iwtcp_cep *cep)
+{
+	int rv = -ECONNRESET;
+
+	ibdev_info_ratelimited(&cep->dev->base_dev,
+			       "CEP %u: responder closed on the enhanced MPA Request, retrying unenhanced (RFC 6581 10)\n",
+			       cep->id);
+	cep_detach_sock(cep);
+	kernel_sock_shutdown(cep->sock, SHUT_RDWR);
+	sock_release(cep->sock);
+	cep->sock = NULL;
+	cep->settings.revision = IWTCP_MPA_REV_1;
+	cep->settings.enhanced = false;
+	cep->settings.p2p = false;
+	cep->rx_len = cep->pd_len;
+	if (cep->cm_id)
+		rv = cm_connect_sock(cep, cep->cm_id, true);
+	if (rv) {
+		cep_close(cep, IW_CM_EVENT_CONNECT_REPLY, rv);
+		return;
+	}
+	cep_set_state(cep, CEP_CONNECTING);
+	cep_timer_arm(cep);
+	/* The handshake may have finished before the callbacks were set. */
+	cep_queue(cep);
+}
+
 static void initiator_got_reply(struct iwtcp_cep *cep)
 {
 	struct iwtcp_mpa_frame rep;
@@ -986,6 +1070,21 @@ static void initiator_got_reply(struct iwtcp_cep *cep)
 	cep_established(cep, IW_CM_EVENT_CONNECT_REPLY, rep.pd, rep.pd_len);
 }
 
+static void initiator_recv_reply(struct iwtcp_cep *cep)
+{
+	int rv = cep_recv_frame(cep);
+
+	if (rv == -EAGAIN)
+		return;
+	if (!rv)
+		initiator_got_reply(cep);
+	else if (rv == -ECONNRESET && !cep->rx_len && cep->settings.enhanced)
+		initiator_retry_unenhanced(cep);
+	else
+		cep_close(cep, IW_CM_EVENT_CONNECT_REPLY,
+			  rv == -EMSGSIZE ? -EPROTO : rv);
+}
+
 /* ------------------------------------------------------------------ */
 /* Work handler                                                        */
 
@@ -1002,15 +1101,13 @@ static int cep_sock_error(struct iwtcp_cep *cep)
 	return 0;
 }
 
-/* A start-up step: receive a frame; 0 when complete, else handled. */
-static int cep_step_frame(struct iwtcp_cep *cep, enum iw_cm_event_type fail)
+/* Receive the Request: 0 when complete, else -errno (handled). */
+static int responder_recv_request(struct iwtcp_cep *cep)
 {
 	int rv = cep_recv_frame(cep);
 
-	if (rv == -EAGAIN)
-		return rv;
-	if (rv)
-		cep_close(cep, fail, rv == -EMSGSIZE ? -EPROTO : rv);
+	if (rv && rv != -EAGAIN)
+		cep_close(cep, 0, 0);
 	return rv;
 }
 
@@ -1044,11 +1141,10 @@ static void cep_process(struct iwtcp_cep *cep)
 			initiator_send_request(cep, cep->rx, cep->rx_len);
 		return;
 	case CEP_AWAIT_REPLY:
-		if (!cep_step_frame(cep, IW_CM_EVENT_CONNECT_REPLY))
-			initiator_got_reply(cep);
+		initiator_recv_reply(cep);
 		return;
 	case CEP_AWAIT_REQUEST:
-		if (!cep_step_frame(cep, 0))
+		if (!responder_recv_request(cep))
 			responder_got_request(cep);
 		return;
 	case CEP_AWAIT_ACCEPT:
@@ -1156,27 +1252,6 @@ static struct iwtcp_qp *cm_get_qp(struct iwtcp_device *dev, u32 qpn)
 	return base_qp ? to_iwtcp_qp(base_qp) : NULL;
 }
 
-static int cm_connect_sock(struct iwtcp_cep *cep, struct iw_cm_id *cm_id)
-{
-	struct socket *sock;
-	int rv;
-
-	rv = cm_sock_create(cep->dev, cm_id, false, &sock);
-	if (rv)
-		return rv;
-	rv = cm_bind(cep->dev, sock, &cm_id->local_addr);
-	if (rv) {
-		sock_release(sock);
-		return rv;
-	}
-	cep_attach_sock(cep, sock, NULL);
-	rv = kernel_connect(sock, (struct sockaddr *)&cm_id->remote_addr,
-			    cm_id->remote_addr.ss_family == AF_INET ?
-			    sizeof(struct sockaddr_in) :
-			    sizeof(struct sockaddr_in6), O_NONBLOCK);
-	return rv == -EINPROGRESS ? 0 : rv;
-}
-
 /**
  * iwtcp_connect() - ib_device_ops.iw_connect: start an active connection
  * @cm_id: the iw_cm endpoint, with local and remote address
@@ -1215,11 +1290,12 @@ int iwtcp_connect(struct iw_cm_id *cm_id, struct iw_cm_conn_param *param)
 	if (!rv && param->private_data_len) {
 		memcpy(cep->rx, param->private_data, param->private_data_len);
 		cep->rx_len = param->private_data_len;
+		cep->pd_len = param->private_data_len;
 	}
 	if (!rv)
 		rv = iwtcp_qp_bind_cep(qp, cep);
 	if (!rv)
-		rv = cm_connect_sock(cep, cm_id);
+		rv = cm_connect_sock(cep, cm_id, false);
 	if (rv) {
 		cep_close(cep, 0, 0);
 		mutex_unlock(&cep->lock);
