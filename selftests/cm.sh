@@ -71,12 +71,14 @@ insufficient_ird_initiator() {
 }
 
 # RFC 6581 9.1: responder ORD above the initiator's IRD: the responder
-# rejects (its accept fails) and sends TERM 0x06 after the Reject.
+# rejects (its accept fails) and sends TERM 0x06 after the Reject; the
+# initiator's ULP sees no connection, the initiator logs the TERM.
 insufficient_ird_responder() {
 	serve refuse 8 8
-	client rejected 2 1 >/dev/null || true
+	client unreachable 2 1 >/dev/null
 	server_ok
 	grep -q "accept: No buffer space available" "$out/server"
+	wait_for 10 bash -c "dmesg | grep -q 'iwtcp_a: peer ended the MPA start-up with TERM layer 2 type 0 code 0x6'"
 }
 
 # The same over IPv6 (documentation prefix 2001:db8::/32).

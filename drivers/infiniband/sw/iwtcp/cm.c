@@ -71,6 +71,7 @@ enum cep_state {
 	CEP_LISTENING,
 	CEP_CONNECTING,		/* initiator: TCP handshake */
 	CEP_AWAIT_REPLY,	/* initiator: Request sent */
+	CEP_AWAIT_TERM,		/* initiator: rejected, a TERM may follow */
 	CEP_AWAIT_REQUEST,	/* responder: TCP up, Request expected */
 	CEP_AWAIT_ACCEPT,	/* responder: ULP decides */
 	CEP_AWAIT_RTR,		/* responder: Reply sent, RTR expected */
@@ -83,6 +84,7 @@ static const char * const cep_state_name[CEP_NUM_STATES] = {
 	[CEP_LISTENING] = "LISTENING",
 	[CEP_CONNECTING] = "CONNECTING",
 	[CEP_AWAIT_REPLY] = "AWAIT_REPLY",
+	[CEP_AWAIT_TERM] = "AWAIT_TERM",
 	[CEP_AWAIT_REQUEST] = "AWAIT_REQUEST",
 	[CEP_AWAIT_ACCEPT] = "AWAIT_ACCEPT",
 	[CEP_AWAIT_RTR] = "AWAIT_RTR",
@@ -342,11 +344,21 @@ static void cep_drop_cm_id(struct iwtcp_cep *cep)
  * the cm_id, drop the creation reference. @event, unless 0, is the last
  * event the ULP sees (CONNECT_REPLY with @status, or CLOSE).
  */
-static void cep_close(struct iwtcp_cep *cep, enum iw_cm_event_type event,
-		      int status)
+/* The QP is done with this connection; it drops its reference. */
+static void cep_release_qp(struct iwtcp_cep *cep)
 {
 	struct iwtcp_qp *qp = cep->qp;
 
+	if (!qp)
+		return;
+	cep->qp = NULL;
+	iwtcp_qp_disconnected(qp, cep);
+	iwtcp_qp_rem_ref(&qp->base_qp);
+}
+
+static void cep_close(struct iwtcp_cep *cep, enum iw_cm_event_type event,
+		      int status)
+{
 	lockdep_assert_held(&cep->lock);
 	if (cep->state == CEP_CLOSED)
 		return;
@@ -365,11 +377,7 @@ static void cep_close(struct iwtcp_cep *cep, enum iw_cm_event_type event,
 		cep->sock = NULL;
 	}
 	cep_timer_stop(cep);
-	if (qp) {
-		cep->qp = NULL;
-		iwtcp_qp_disconnected(qp, cep);
-		iwtcp_qp_rem_ref(&qp->base_qp);
-	}
+	cep_release_qp(cep);
 	if (event)
 		cep_event(cep, event, status, NULL, 0);
 	cep_drop_cm_id(cep);
@@ -866,6 +874,48 @@ static void responder_got_request(struct iwtcp_cep *cep)
  * RFC 6581 9.2: a Read RTR is answered like any Read, with a zero-length
  * Read Response: the responder's first FPDU.
  */
+/*
+ * Receive exactly one start-up FPDU (an RTR or a TERM) into @cep->rx: its
+ * length field first, then the rest, so that FPDUs sent right after it
+ * stay in the socket for the QP. Returns 0 when complete, -EAGAIN when
+ * more must come, -EMSGSIZE for an FPDU longer than any RTR or TERM, or
+ * the error of cep_recv().
+ */
+static int cep_recv_fpdu(struct iwtcp_cep *cep)
+{
+	u32 hdr = (cep->rx_st.markers ? IWTCP_MPA_MARKER_SIZE : 0) +
+		  sizeof(struct iwtcp_mpa_fpdu_hdr);
+	struct iwtcp_fpdu_layout l = { .wire_len = 0 };
+	__be16 ulpdu_len;
+	int rv;
+
+	rv = cep_recv(cep, hdr);
+	if (rv)
+		return rv;
+	memcpy(&ulpdu_len, cep->rx + hdr - sizeof(ulpdu_len),
+	       sizeof(ulpdu_len));
+	l.wire_len = iwtcp_fpdu_len(be16_to_cpu(ulpdu_len));
+	if (cep->rx_st.markers && iwtcp_fpdu_markers(0, l.wire_len, &l))
+		return -EMSGSIZE;
+	if (l.wire_len > CM_RTR_WIRE_MAX)
+		return -EMSGSIZE;
+	return cep_recv(cep, l.wire_len);
+}
+
+/* Log the TERM that ended the start-up; false if @ulpdu is no TERM. */
+static bool cep_log_term(struct iwtcp_cep *cep, const void *ulpdu, u32 len)
+{
+	struct iwtcp_rdmap_term term;
+
+	if (iwtcp_rdmap_parse_term(ulpdu, len, &term))
+		return false;
+	ibdev_info_ratelimited(&cep->dev->base_dev,
+			       "peer ended the MPA start-up with TERM layer %u type %u code %#x\n",
+			       term.cause.layer, term.cause.etype,
+			       term.cause.ecode);
+	return true;
+}
+
 static int responder_answer_read_rtr(struct iwtcp_cep *cep, const void *ulpdu,
 				     u32 len)
 {
@@ -890,7 +940,6 @@ static int responder_answer_read_rtr(struct iwtcp_cep *cep, const void *ulpdu,
 /* RFC 6581 9.2-9.3: the initiator's first FPDU must be a negotiated RTR. */
 static void responder_got_rtr(struct iwtcp_cep *cep)
 {
-	struct iwtcp_rdmap_term term;
 	u8 ulpdu[CM_RTR_WIRE_MAX];
 	u32 ulpdu_len;
 	u8 rtr;
@@ -899,12 +948,8 @@ static void responder_got_rtr(struct iwtcp_cep *cep)
 	rv = iwtcp_fpdu_parse(&cep->rx_st, cep->rx, cep->rx_len, ulpdu,
 			      sizeof(ulpdu), &ulpdu_len);
 	rtr = rv < 0 ? 0 : iwtcp_rdmap_rtr_type(ulpdu, ulpdu_len);
-	if (!rtr && rv > 0 && !iwtcp_rdmap_parse_term(ulpdu, ulpdu_len, &term)) {
-		/* The initiator gave up on the negotiation and says why. */
-		ibdev_info_ratelimited(&cep->dev->base_dev,
-				       "peer ended the MPA start-up with TERM layer %u type %u code %#x\n",
-				       term.cause.layer, term.cause.etype,
-				       term.cause.ecode);
+	/* The initiator gave up on the negotiation and says why. */
+	if (!rtr && rv > 0 && cep_log_term(cep, ulpdu, ulpdu_len)) {
 		cep_close_accepted(cep, -ECONNRESET);
 		return;
 	}
@@ -927,36 +972,14 @@ static void responder_got_rtr(struct iwtcp_cep *cep)
 	cep_established(cep, IW_CM_EVENT_ESTABLISHED, NULL, 0);
 }
 
-/*
- * Receive exactly the first FPDU: its length field first, then the rest,
- * so that FPDUs sent right after it stay in the socket for the QP.
- */
 static void responder_recv_rtr(struct iwtcp_cep *cep)
 {
-	u32 hdr = (cep->rx_st.markers ? IWTCP_MPA_MARKER_SIZE : 0) +
-		  sizeof(struct iwtcp_mpa_fpdu_hdr);
-	struct iwtcp_fpdu_layout l = { .wire_len = 0 };
-	__be16 ulpdu_len;
-	int rv;
+	int rv = cep_recv_fpdu(cep);
 
-	rv = cep_recv(cep, hdr);
-	if (!rv) {
-		memcpy(&ulpdu_len, cep->rx + hdr - sizeof(ulpdu_len),
-		       sizeof(ulpdu_len));
-		l.wire_len = iwtcp_fpdu_len(be16_to_cpu(ulpdu_len));
-		if (cep->rx_st.markers &&
-		    iwtcp_fpdu_markers(0, l.wire_len, &l))
-			l.wire_len = U32_MAX;
-		/* No RTR or TERMINATE is that long. */
-		if (l.wire_len > CM_RTR_WIRE_MAX) {
-			cep_send_term(cep, IWTCP_TERM_MPA_NO_RTR);
-			cep_close_accepted(cep, -ECONNRESET);
-			return;
-		}
-		rv = cep_recv(cep, l.wire_len);
-	}
 	if (rv == -EAGAIN)
 		return;
+	if (rv == -EMSGSIZE)
+		cep_send_term(cep, IWTCP_TERM_MPA_NO_RTR);
 	if (rv) {
 		cep_close_accepted(cep, -ECONNRESET);
 		return;
@@ -1036,6 +1059,38 @@ static void initiator_retry_unenhanced(struct iwtcp_cep *cep)
 	cep_queue(cep);
 }
 
+/*
+ * RFC 6581 9.1-9.3: a responder that rejects for a negotiation failure
+ * sends a TERM after the Reject. The ULP is done with the endpoint once
+ * it has the Reject; the socket stays open until that TERM arrives (its
+ * reason is logged), the responder closes, or the MPA timeout.
+ */
+static void initiator_await_term(struct iwtcp_cep *cep)
+{
+	cep_release_qp(cep);
+	cep_drop_cm_id(cep);
+	cep_streams_init(cep);
+	cep->rx_len = 0;
+	cep_set_state(cep, CEP_AWAIT_TERM);
+	cep_timer_arm(cep);
+	/* The TERM may be in the socket already, its wakeup consumed. */
+	cep_queue(cep);
+}
+
+static void initiator_recv_term(struct iwtcp_cep *cep)
+{
+	u8 ulpdu[CM_RTR_WIRE_MAX];
+	u32 ulpdu_len;
+	int rv = cep_recv_fpdu(cep);
+
+	if (rv == -EAGAIN)
+		return;
+	if (!rv && iwtcp_fpdu_parse(&cep->rx_st, cep->rx, cep->rx_len, ulpdu,
+				    sizeof(ulpdu), &ulpdu_len) > 0)
+		cep_log_term(cep, ulpdu, ulpdu_len);
+	cep_close(cep, 0, 0);
+}
+
 static void initiator_got_reply(struct iwtcp_cep *cep)
 {
 	struct iwtcp_mpa_frame rep;
@@ -1048,7 +1103,7 @@ static void initiator_got_reply(struct iwtcp_cep *cep)
 	if (rv == -ECONNREFUSED) {
 		cep_event(cep, IW_CM_EVENT_CONNECT_REPLY, -ECONNREFUSED,
 			  rep.pd, min_t(u16, rep.pd_len, U8_MAX));
-		cep_close(cep, 0, 0);
+		initiator_await_term(cep);
 		return;
 	}
 	if (!rv && rep.pd_len > U8_MAX)
@@ -1143,6 +1198,9 @@ static void cep_process(struct iwtcp_cep *cep)
 	case CEP_AWAIT_REPLY:
 		initiator_recv_reply(cep);
 		return;
+	case CEP_AWAIT_TERM:
+		initiator_recv_term(cep);
+		return;
 	case CEP_AWAIT_REQUEST:
 		if (!responder_recv_request(cep))
 			responder_got_request(cep);
@@ -1200,6 +1258,7 @@ static void cep_timeout(struct work_struct *work)
 		cep_close(cep, IW_CM_EVENT_CONNECT_REPLY, -ETIMEDOUT);
 		break;
 	case CEP_AWAIT_REQUEST:
+	case CEP_AWAIT_TERM:
 		cep_close(cep, 0, 0);
 		break;
 	case CEP_AWAIT_RTR:

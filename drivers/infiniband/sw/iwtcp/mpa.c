@@ -510,7 +510,9 @@ no_rtr:
  *	(iwtcp_mpa_init_request())
  * @rep: the parsed MPA Reply
  * @res: the outcome for the local endpoint; peer_ird and peer_ord are set
- *	for an enhanced Reply even when it rejects (RFC 6581 9.1)
+ *	for an enhanced Reply even when it rejects (RFC 6581 9.1), and crc,
+ *	markers_tx and markers_rx are the framing of the TERM a responder
+ *	may send after its Reject (the framing it would have used)
  *
  * Context: Any context.
  * Return:
@@ -543,6 +545,10 @@ int iwtcp_mpa_negotiate_reply(const struct iwtcp_mpa_settings *s,
 	/* RFC 5044 7.1.1: never a newer Rev than ours */
 	if (rep->rev > req.rev)
 		return -EPROTO;
+	/* The framing, also of a TERM that follows a Reject (RFC 6581 9) */
+	res->crc = req.crc || rep->crc;
+	res->markers_tx = rep->markers;
+	res->markers_rx = req.markers;
 	/*
 	 * RFC 5044 7.1.2 rule 3: R set exits MPA, whatever else the Reply
 	 * says (an older peer may reject an enhanced Request in Rev 1).
@@ -560,9 +566,6 @@ int iwtcp_mpa_negotiate_reply(const struct iwtcp_mpa_settings *s,
 		return -EPROTO;
 	res->rev = rep->rev;
 	res->enhanced = rep->enhanced;
-	res->crc = req.crc || rep->crc;
-	res->markers_tx = rep->markers;
-	res->markers_rx = req.markers;
 	if (rep->enhanced) {
 		res->peer_ird = rep->ird;
 		res->peer_ord = rep->ord;
