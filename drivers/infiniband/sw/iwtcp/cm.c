@@ -121,6 +121,8 @@ static const char * const cep_state_name[CEP_NUM_STATES] = {
  * @rx_len: see @rx
  * @pd_len: initiator: octets of the ULP's private data, kept at the start
  *	of @rx until a Reply octet arrives (for the unenhanced retry)
+ * @cred: initiator: the ULP's credentials, for the unenhanced retry's
+ *	socket; held until the endpoint is freed
  * @saved_data_ready: the socket's callback before ours
  * @saved_state_change: the socket's callback before ours
  * @saved_write_space: the socket's callback before the data path's
@@ -149,6 +151,7 @@ struct iwtcp_cep {
 	u8 rx[CM_FRAME_MAX];
 	u32 rx_len;
 	u8 pd_len;
+	const struct cred *cred;
 	void (*saved_data_ready)(struct sock *sk);
 	void (*saved_state_change)(struct sock *sk);
 	void (*saved_write_space)(struct sock *sk);
@@ -159,6 +162,8 @@ static void cep_release(struct kref *ref)
 	struct iwtcp_cep *cep = container_of(ref, struct iwtcp_cep, ref);
 
 	WARN_ON_ONCE(cep->sock || cep->cm_id || cep->qp || cep->listener);
+	if (cep->cred)
+		put_cred(cep->cred);
 	/* The device may be gone: cep_close() dropped its reference. */
 	pr_debug("CEP %u destroyed\n", cep->id);
 	mutex_destroy(&cep->lock);
@@ -339,11 +344,6 @@ static void cep_drop_cm_id(struct iwtcp_cep *cep)
 	cep->cm_id = NULL;
 }
 
-/*
- * The one way out: release the socket, stop the timer, leave the QP and
- * the cm_id, drop the creation reference. @event, unless 0, is the last
- * event the ULP sees (CONNECT_REPLY with @status, or CLOSE).
- */
 /* The QP is done with this connection; it drops its reference. */
 static void cep_release_qp(struct iwtcp_cep *cep)
 {
@@ -356,6 +356,12 @@ static void cep_release_qp(struct iwtcp_cep *cep)
 	iwtcp_qp_rem_ref(&qp->base_qp);
 }
 
+/*
+ * The one way out: release the socket, stop the timer, leave the QP and
+ * the cm_id (if not left before: see initiator_await_term()), drop the
+ * creation reference. @event, unless 0, is the last event the ULP sees
+ * (CONNECT_REPLY with @status, or CLOSE).
+ */
 static void cep_close(struct iwtcp_cep *cep, enum iw_cm_event_type event,
 		      int status)
 {
@@ -664,10 +670,34 @@ static int cm_bind(struct iwtcp_device *dev, struct socket *sock,
 }
 
 /*
- * Bind and connect a new socket for @cep, without waiting. The source
- * port is the one rdma_cm chose in its own port space, if TCP has it
- * free (any TCP socket of the namespace may hold it) and @new_port is
- * false; else TCP picks one, as an iWARP port mapper would, and the ULP
+ * Bind and connect @sock without waiting: 0 or -errno. Without a port,
+ * the connect picks one unique for the four-tuple (IP_BIND_ADDRESS_NO_PORT).
+ */
+static int cm_bind_connect(struct iwtcp_device *dev, struct socket *sock,
+			   struct sockaddr_storage *laddr,
+			   struct sockaddr_storage *raddr)
+{
+	int rv;
+
+	if (!*cm_port(laddr))
+		inet_set_bit(BIND_ADDRESS_NO_PORT, sock->sk);
+	rv = cm_bind(dev, sock, laddr);
+
+	if (!rv)
+		rv = kernel_connect(sock, (struct sockaddr *)raddr,
+				    raddr->ss_family == AF_INET ?
+				    sizeof(struct sockaddr_in) :
+				    sizeof(struct sockaddr_in6), O_NONBLOCK);
+	return rv == -EINPROGRESS ? 0 : rv;
+}
+
+/*
+ * Bind and connect a new socket for @cep, without waiting; the caller
+ * then queues the endpoint's work, which looks at the socket's state. The
+ * source port is the one rdma_cm chose in its own port space if TCP can
+ * use it and @new_port is false: any TCP socket of the namespace may hold
+ * it (bind fails), or an old connection of the same four-tuple (connect
+ * fails). Else TCP picks one, as an iWARP port mapper would, and the ULP
  * keeps seeing its rdma_cm port. A privileged port is used as bound or
  * not at all.
  */
@@ -680,26 +710,28 @@ static int cm_connect_sock(struct iwtcp_cep *cep, struct iw_cm_id *cm_id,
 	struct socket *sock;
 	int rv;
 
+	if (new_port && !privileged)
+		*port = 0;
 	rv = cm_sock_create(cep->dev, cm_id, false, &sock);
 	if (rv)
 		return rv;
-	if (new_port && !privileged)
+	rv = cm_bind_connect(cep->dev, sock, &laddr, &cm_id->remote_addr);
+	if ((rv == -EADDRINUSE || rv == -EADDRNOTAVAIL) && !privileged &&
+	    *port) {
+		sock_release(sock);
 		*port = 0;
-	rv = cm_bind(cep->dev, sock, &laddr);
-	if (rv == -EADDRINUSE && !privileged && *port) {
-		*port = 0;
-		rv = cm_bind(cep->dev, sock, &laddr);
+		rv = cm_sock_create(cep->dev, cm_id, false, &sock);
+		if (rv)
+			return rv;
+		rv = cm_bind_connect(cep->dev, sock, &laddr,
+				     &cm_id->remote_addr);
 	}
 	if (rv) {
 		sock_release(sock);
 		return rv;
 	}
 	cep_attach_sock(cep, sock, NULL);
-	rv = kernel_connect(sock, (struct sockaddr *)&cm_id->remote_addr,
-			    cm_id->remote_addr.ss_family == AF_INET ?
-			    sizeof(struct sockaddr_in) :
-			    sizeof(struct sockaddr_in6), O_NONBLOCK);
-	return rv == -EINPROGRESS ? 0 : rv;
+	return 0;
 }
 
 /**
@@ -871,10 +903,6 @@ static void responder_got_request(struct iwtcp_cep *cep)
 }
 
 /*
- * RFC 6581 9.2: a Read RTR is answered like any Read, with a zero-length
- * Read Response: the responder's first FPDU.
- */
-/*
  * Receive exactly one start-up FPDU (an RTR or a TERM) into @cep->rx: its
  * length field first, then the rest, so that FPDUs sent right after it
  * stay in the socket for the QP. Returns 0 when complete, -EAGAIN when
@@ -916,6 +944,10 @@ static bool cep_log_term(struct iwtcp_cep *cep, const void *ulpdu, u32 len)
 	return true;
 }
 
+/*
+ * RFC 6581 9.2: a Read RTR is answered like any Read, with a zero-length
+ * Read Response: the responder's first FPDU.
+ */
 static int responder_answer_read_rtr(struct iwtcp_cep *cep, const void *ulpdu,
 				     u32 len)
 {
@@ -1035,20 +1067,26 @@ static int initiator_send_rtr(struct iwtcp_cep *cep)
 static void initiator_retry_unenhanced(struct iwtcp_cep *cep)
 {
 	int rv = -ECONNRESET;
+	const struct cred *saved;
 
 	ibdev_info_ratelimited(&cep->dev->base_dev,
 			       "CEP %u: responder closed on the enhanced MPA Request, retrying unenhanced (RFC 6581 10)\n",
 			       cep->id);
 	cep_detach_sock(cep);
-	kernel_sock_shutdown(cep->sock, SHUT_RDWR);
+	/* The peer closed: a reset frees the four-tuple at once. */
+	sock_no_linger(cep->sock->sk);
 	sock_release(cep->sock);
 	cep->sock = NULL;
 	cep->settings.revision = IWTCP_MPA_REV_1;
 	cep->settings.enhanced = false;
 	cep->settings.p2p = false;
 	cep->rx_len = cep->pd_len;
-	if (cep->cm_id)
+	if (cep->cm_id && cep->cred) {
+		/* The new socket is the ULP's, as the first one was. */
+		saved = override_creds(cep->cred);
 		rv = cm_connect_sock(cep, cep->cm_id, true);
+		revert_creds(saved);
+	}
 	if (rv) {
 		cep_close(cep, IW_CM_EVENT_CONNECT_REPLY, rv);
 		return;
@@ -1351,6 +1389,7 @@ int iwtcp_connect(struct iw_cm_id *cm_id, struct iw_cm_conn_param *param)
 		cep->rx_len = param->private_data_len;
 		cep->pd_len = param->private_data_len;
 	}
+	cep->cred = get_current_cred();
 	if (!rv)
 		rv = iwtcp_qp_bind_cep(qp, cep);
 	if (!rv)
