@@ -72,26 +72,13 @@ rping_sizes() {
 # rping -V and ucmatose each. Without peer-to-peer (no RTR) the responder
 # sends nothing before the initiator's first FPDU (RFC 5044 7.1.2 rule
 # 4): ucmatose, whose server speaks first, can only run with an RTR.
-settings_matrix() {
-	local crc markers rtr
+matrix_case() {
+	rping_v 1000 2
+	[[ $1 == none ]] || ucmatose_run
+}
 
-	for crc in off on required; do
-		for markers in on required; do
-			for rtr in none send write read; do
-				set_both mpa_crc "$crc"
-				set_both mpa_markers "$markers"
-				if [[ $rtr == none ]]; then
-					set_both mpa_p2p 0
-				else
-					set_both mpa_p2p 1
-					set_both mpa_rtr "$rtr"
-				fi
-				echo "# crc $crc markers $markers rtr $rtr" >&2
-				rping_v 1000 2
-				[[ $rtr == none ]] || ucmatose_run
-			done
-		done
-	done
+settings_matrix() {
+	for_settings_matrix matrix_case
 	defaults
 }
 

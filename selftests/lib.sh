@@ -256,6 +256,31 @@ set_both() {
 	echo "$2" >"/sys/class/infiniband/iwtcp_b/$1"
 }
 
+# for_settings_matrix FN: every CRC and marker policy, without
+# peer-to-peer and with it for each RTR type, set on both devices (24
+# combinations); FN runs after each with the RTR type (none without
+# peer-to-peer) as its argument. A failing FN ends the case (set -e).
+for_settings_matrix() {
+	local crc markers rtr
+
+	for crc in off on required; do
+		for markers in on required; do
+			for rtr in none send write read; do
+				set_both mpa_crc "$crc"
+				set_both mpa_markers "$markers"
+				if [[ $rtr == none ]]; then
+					set_both mpa_p2p 0
+				else
+					set_both mpa_p2p 1
+					set_both mpa_rtr "$rtr"
+				fi
+				echo "# crc $crc markers $markers rtr $rtr" >&2
+				"$1" "$rtr"
+			done
+		done
+	done
+}
+
 # Run every case of the array named by $1 with ktap_run, each timed; $2,
 # if given, is run before each case (a failed case may leave settings).
 ktap_run_timed() {

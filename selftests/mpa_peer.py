@@ -39,12 +39,18 @@ def reqfin(host, port):
     print("request sent, closed", flush=True)
 
 
-def replyclose(host, port):
+def listen(host, port, backlog):
+    """A listening socket; says so on stdout for the test to wait on."""
     ls = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     ls.bind((host, port))
-    ls.listen(1)
+    ls.listen(backlog)
     print("listening", flush=True)
+    return ls
+
+
+def replyclose(host, port):
+    ls = listen(host, port, 1)
     c, _ = ls.accept()
     c.settimeout(10)
     got = b""
@@ -76,11 +82,7 @@ def recv_frame(c):
 
 
 def unenhanced(host, port):
-    ls = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    ls.bind((host, port))
-    ls.listen(2)
-    print("listening", flush=True)
+    ls = listen(host, port, 2)
     while True:
         c, _ = ls.accept()
         c.settimeout(20)
