@@ -187,8 +187,10 @@ others_keep_running() {
 	wait_listen
 	timeout 300 ip netns exec "$ns1" rping -c -a 192.0.2.2 -p "$rport" \
 		-C 200 -S 2000 -V >"$out/rping_c" 2>&1 &
+	local rclient=$!
 	dp bad_rkey
 	server_pid=$rserver
+	wait "$rclient" || { sed 's/^/# client: /' "$out/rping_c" >&2; return 1; }
 	server_done "$out/rping_s"
 }
 
