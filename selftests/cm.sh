@@ -189,6 +189,26 @@ peer_closes_after_reply() {
 	client established
 }
 
+# A port below 1024 is for callers that may bind it: a listener of an
+# unprivileged user on port 1000 fails with EACCES, root's works (the
+# sockets iwtcp makes carry the caller's credentials).
+privileged_port() {
+	local rc=0 port=1000
+
+	timeout 20 ip netns exec "$ns2" setpriv --reuid=65534 --regid=65534 \
+		--clear-groups "$CM_TEST" server 192.0.2.2 "$port" \
+		>"$out/priv" 2>&1 || rc=$?
+	sed 's/^/# nobody: /' "$out/priv" >&2
+	((rc != 0))
+	grep -q "Permission denied" "$out/priv"
+	timeout 120 ip netns exec "$ns2" "$CM_TEST" server 192.0.2.2 "$port" \
+		>"$out/server" 2>&1 &
+	server_pid=$!
+	wait_listen
+	client established >/dev/null
+	server_ok
+}
+
 # RFC 6581 10: a responder of RFC 5044 alone closes the connection on an
 # enhanced Request; the initiator tries again once with an unenhanced one
 # (revision 1, no IRD/ORD word) and the ULP gets its connection.
@@ -285,7 +305,7 @@ no_endpoint_left() {
 
 test_cleanup() { rm -rf "$out"; echo 10 >/sys/module/iwtcp/parameters/mpa_timeout 2>/dev/null; }
 
-ktap_plan 18
+ktap_plan 19
 setup_two_hosts
 ktap_run "connect, accept, private data both ways, disconnect" connect_accept_disconnect
 ktap_run "each ULP sees the peer's IRD and ORD (RFC 6581 9.1)" ird_ord_seen
@@ -304,6 +324,7 @@ ktap_run "peer leaves before the ULP accepts: accept fails, no leak" \
 	peer_gone_before_accept
 ktap_run "peer closes right after its Reply: disconnect still succeeds" \
 	peer_closes_after_reply
+ktap_run "port below 1024: EACCES for nobody, root may" privileged_port
 ktap_run "responder of RFC 5044 alone: unenhanced retry (RFC 6581 10)" \
 	fallback_to_unenhanced
 ktap_run "TCP holds most rdma_cm source ports: connects still succeed" \
