@@ -12,6 +12,7 @@
 #	bg NAME SECS CMD...	start CMD in the background, killed after SECS
 #	wait NAME SECS		its exit status and output (124: still running)
 #	listening PORT		wait until something listens on PORT
+#	bg_listening NAME SECS PORT CMD...	bg, then listening PORT
 #	run SECS CMD...		run CMD, at most SECS seconds
 #	kill_all		end every background command
 #	res			rdma resource show
@@ -153,6 +154,11 @@ use) use "$@" ;;
 bg) bg "$@" ;;
 wait) wait_bg "$@" ;;
 listening) listening "$@" ;;
+bg_listening)
+	name=$1 secs=$2 port=$3
+	shift 3
+	bg "$name" "$secs" "$@"
+	listening "$port" ;;
 run) secs=$1; shift; timeout "$secs" "$@" ;;
 kill_all) kill_all ;;
 res) rdma resource show ;;
