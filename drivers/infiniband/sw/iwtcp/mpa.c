@@ -336,11 +336,15 @@ static void resp_ird(const struct iwtcp_mpa_settings *s,
 		res->ird = s->ird;
 		return;
 	}
-	/* RFC 6581 9.1: IRD may grow to 1 for a zero-length Read RTR */
-	if (rep->rtr & IWTCP_MPA_RTR_READ)
-		need = max_t(u16, need, 1);
 	/* Below the initiator ORD: the initiator lowers its ORD or fails */
 	rep->ird = min_t(u16, need, s->ird);
+	/*
+	 * RFC 6581 9.1: IRD may grow to 1 for a zero-length Read RTR, past
+	 * the ULP's IRD too: the endpoint answers the RTR itself, and the
+	 * read queue always has room for one Read.
+	 */
+	if (rep->rtr & IWTCP_MPA_RTR_READ)
+		rep->ird = max_t(u16, rep->ird, 1);
 	res->ird = rep->ird;
 }
 
