@@ -3,7 +3,11 @@
 """A malicious raw iWARP peer for wire.sh: an MPA Rev 1 initiator (RFC 5044,
 no RTR) with its own FPDU encoder, markers and CRC32c.
 
-  mpa_evil.py HOST PORT CASE [crc] [markers] [stall=S]
+  mpa_evil.py HOST PORT CASE [crc] [markers] [p2p] [stall=S]
+
+With "p2p" the peer starts up as an RFC 6581 peer-to-peer initiator
+instead (Rev 2, S, A, the Write RTR offered alone, IRD/ORD 4/4); the
+rtr_* cases then send a bad first FPDU in place of the RTR and report.
 
 The victim is selftests/victim.c on a device with mpa_p2p 0, mpa_enhanced
 0, mpa_revision 1, mpa_crc required with "crc", mpa_markers required with
@@ -21,7 +25,8 @@ import struct
 import sys
 import time
 
-M_BIT, C_BIT = 1 << 31, 1 << 30
+M_BIT, C_BIT, R_BIT, S_BIT = 1 << 31, 1 << 30, 1 << 29, 1 << 28
+A_FLAG, WRITE_RTR = 1 << 31, 1 << 15     # RFC 6581 7: A; C, the Write RTR
 WRITE, READ_REQ, READ_RESP, SEND, TERM = 0, 1, 2, 3, 7
 IRD = 4                 # the victim's responder_resources
 FILL = b"\xa5"          # what the victim's MR holds
@@ -62,7 +67,7 @@ def ddp_tagged(op, stag, to, last=True):
 
 
 class Peer:
-    def __init__(self, host, port, crc, rcvbuf=0):
+    def __init__(self, host, port, crc, rcvbuf=0, p2p=False):
         self.s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         if rcvbuf:
             # before connect: the window scale follows the small buffer
@@ -70,15 +75,26 @@ class Peer:
         self.s.settimeout(10)
         self.s.connect((host, port))
         self.s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        # RFC 5044 7.1: Request, Rev 1, no private data
-        req = struct.pack(">I", (C_BIT if crc else 0) | (1 << 16))
-        self.s.sendall(b"MPA ID Req Frame" + req)
+        ctrl = C_BIT if crc else 0
+        if p2p:
+            # RFC 6581 7: Rev 2, S, private data the IRD/ORD word
+            pd = struct.pack(">I", A_FLAG | (4 << 16) | WRITE_RTR | 4)
+            ctrl |= S_BIT | (2 << 16) | len(pd)
+        else:
+            # RFC 5044 7.1: Request, Rev 1, no private data
+            pd = b""
+            ctrl |= 1 << 16
+        self.s.sendall(b"MPA ID Req Frame" + struct.pack(">I", ctrl) + pd)
         self.rxbuf = b""
         rep = self.recv_exact(20)
         ctrl = struct.unpack(">I", rep[16:20])[0]
-        if rep[:16] != b"MPA ID Rep Frame" or ctrl & (1 << 29):
+        if rep[:16] != b"MPA ID Rep Frame" or ctrl & R_BIT:
             sys.exit("# bad MPA Reply %r" % rep)
-        self.recv_exact(ctrl & 0xFFFF)
+        pd = self.recv_exact(ctrl & 0xFFFF)
+        if p2p and (not ctrl & S_BIT or len(pd) < 4 or
+                    struct.unpack(">I", pd[:4])[0] & (A_FLAG | WRITE_RTR) !=
+                    A_FLAG | WRITE_RTR):
+            sys.exit("# Reply without A and the Write RTR %r" % (rep + pd))
         self.crc = bool(ctrl & C_BIT) or crc
         self.markers = bool(ctrl & M_BIT)
         self.off = 0            # stream offset for markers
@@ -269,6 +285,15 @@ def bad_fpdus(p):
     }
 
 
+def bad_rtrs(p):
+    """First FPDUs of a p2p start-up that are no Write RTR (RFC 6581
+    9.2): the responder must answer with the MPA error they earn."""
+    return {
+        "rtr_badcrc": lambda: p.fpdu(ddp_tagged(WRITE, 0, 0), badcrc=True),
+        "rtr_send": lambda: p.send_msg(b"hello\0"),
+    }
+
+
 def run(p, case, stall):
     if case == "split1":
         # a Send cut into 1-octet TCP segments
@@ -331,9 +356,14 @@ def main():
     stall = [float(o[6:]) for o in opts if o.startswith("stall=")]
     stall = stall[0] if stall else 1.0
     windowed = case.startswith("readreq_ird") or case == "read_stall"
-    p = Peer(host, port, "crc" in opts, 4096 if windowed else 0)
+    p = Peer(host, port, "crc" in opts, 4096 if windowed else 0,
+             "p2p" in opts)
     if p.markers != ("markers" in opts):
         sys.exit("# markers %d, not as asked" % p.markers)
+    if case.startswith("rtr_"):
+        p.s.sendall(bad_rtrs(p)[case]())
+        p.report()
+        return
     hello = p.send_msg(b"hello\0")
     if case == "split1":
         send_split(p, hello, 1, 0.002)

@@ -32,7 +32,9 @@ test_cleanup() {
 	rm -rf "$out"
 }
 
-# The victim's MPA settings for the peer's options: crc, markers.
+# The victim's MPA settings for the peer's options: crc, markers, p2p
+# (RFC 6581 peer-to-peer; else Rev 1 alone, the order each way being one
+# that the settings' checks allow).
 victim_settings() {
 	local crc=off markers=off
 
@@ -40,6 +42,15 @@ victim_settings() {
 	[[ " $* " == *" markers "* ]] && markers=required
 	echo "$crc" >"$dev/mpa_crc"
 	echo "$markers" >"$dev/mpa_markers"
+	if [[ " $* " == *" p2p "* ]]; then
+		echo 2 >"$dev/mpa_revision"
+		echo 1 >"$dev/mpa_enhanced"
+		echo 1 >"$dev/mpa_p2p"
+	else
+		echo 0 >"$dev/mpa_p2p"
+		echo 0 >"$dev/mpa_enhanced"
+		echo 1 >"$dev/mpa_revision"
+	fi
 }
 
 show() {
@@ -112,6 +123,29 @@ badcrc() { term_case badcrc 2 0 0x2 crc; }
 badmarker() { term_case badmarker 2 0 0x3 crc markers; }
 # ULPDU_Length 65535: with markers FPDUPTR cannot reach the header
 bigfpdu() { term_case bigfpdu 2 0 0x3 markers; }
+
+# --- RFC 6581 9.2 and RFC 5044 8: a first FPDU that is no RTR -------------
+
+# startup_term CASE ECODE [OPTION...]: the responder answers the bad
+# first FPDU with one MPA TERM (layer 2, type 0) and closes; its ULP sees
+# the connection end.
+startup_term() {
+	local case=$1 c=$2 p=$out/$1.peer v=$out/$1.victim
+
+	shift 2
+	attack "$case" p2p "$@"
+	has "$p" "^TERM layer 2 etype 0 ecode $c hdrctl "
+	[[ $(grep -c '^TERM ' "$p") == 1 ]] ||
+		{ echo "# expected one TERM" >&2; return 1; }
+	has "$p" '^RESULT TERM EOF$'
+	has "$v" '^# cm event RDMA_CM_EVENT_DISCONNECTED '
+	has "$v" '^victim: done$'
+}
+
+# A Write RTR whose CRC fails: a CRC error, not "no matching RTR"
+rtr_badcrc() { startup_term rtr_badcrc 0x2 crc; }
+# A Send with data in place of the RTR
+rtr_send() { startup_term rtr_send 0x7; }
 
 # --- RFC 5041 7.2: DDP errors, layer 1 -------------------------------------
 
@@ -288,6 +322,7 @@ nothing_left() {
 
 tests=(
 	badcrc badmarker bigfpdu
+	rtr_badcrc rtr_send
 	ulpdu0 ulpdu1 ulpdu13 ulpdu13u
 	write_stag0 write_randstag write_to_wrap write_to_top write_oob
 	write_below
@@ -302,8 +337,5 @@ tests=(
 
 ktap_plan "${#tests[@]}"
 setup_two_hosts
-echo 0 >"$dev/mpa_p2p"
-echo 0 >"$dev/mpa_enhanced"
-echo 1 >"$dev/mpa_revision"
 ktap_run_timed tests
 ktap_finish

@@ -969,6 +969,19 @@ static int responder_answer_read_rtr(struct iwtcp_cep *cep, const void *ulpdu,
 	return cep_send_fpdu(cep, buf, n);
 }
 
+/*
+ * The MPA error for a first FPDU that is no RTR (RFC 5044 8 and RFC 6581
+ * 8): a CRC or marker fault is named as such, anything else is 0x07.
+ */
+static u8 cep_fpdu_term(int parse_rv)
+{
+	if (parse_rv == -EBADMSG)
+		return IWTCP_TERM_MPA_CRC;
+	if (parse_rv == -EPROTO)
+		return IWTCP_TERM_MPA_MARKER;
+	return IWTCP_TERM_MPA_NO_RTR;
+}
+
 /* RFC 6581 9.2-9.3: the initiator's first FPDU must be a negotiated RTR. */
 static void responder_got_rtr(struct iwtcp_cep *cep)
 {
@@ -988,7 +1001,7 @@ static void responder_got_rtr(struct iwtcp_cep *cep)
 	if (!(rtr & cep->result.rtr) || rv != cep->rx_len) {
 		ibdev_dbg(&cep->dev->base_dev, "CEP %u: first FPDU not an RTR of %#x (%d)\n",
 			  cep->id, cep->result.rtr, rv);
-		cep_send_term(cep, IWTCP_TERM_MPA_NO_RTR);
+		cep_send_term(cep, cep_fpdu_term(rv));
 		cep_close_accepted(cep, -ECONNRESET);
 		return;
 	}
