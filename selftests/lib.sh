@@ -92,12 +92,14 @@ ktap_skip_all() {
 # $KSFT_SKIP to skip. errexit is dropped around the subshell by hand: a
 # subshell used as a condition (||, if) would silently ignore set -e.
 ktap_run() {
-	local name=$1 rc errexit=0
+	local name=$1 rc errexit=0 diag
 
 	shift
+	diag=$(mktemp)
 	[[ $- == *e* ]] && errexit=1
 	set +e
-	(set -e; "$@")
+	# The case's stderr also goes to $diag, for its "not ok" to quote.
+	(set -e; "$@") 2> >(tee "$diag" >&2)
 	rc=$?
 	((errexit)) && set -e
 	case $rc in
@@ -105,11 +107,21 @@ ktap_run() {
 	"$KSFT_SKIP") ktap_skip "$name" "requirement missing" ;;
 	*)
 		ktap_fail "$name"
+		_ktap_quote "$diag"
 		# What the failed case left running (a server waiting for
 		# connections that never come) must not spill into the next.
 		_kill_ns_pids
 		;;
 	esac
+	rm -f "$diag"
+}
+
+# The last lines a failed case wrote to stderr, as "#| " diagnostics
+# after its "not ok": tools/check and tools/interop pass them on, so a CI
+# log says why. tee may still be writing: give it a moment.
+_ktap_quote() {
+	sleep 0.2
+	tail -n 30 "$1" | sed 's/^/#| /'
 }
 
 # Exit 1 if any case failed or the plan was not met, 4 if all were skipped.
