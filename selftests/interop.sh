@@ -158,11 +158,12 @@ tool_cmds() {
 	ucmatose)
 		srv=(ucmatose -b "$a" -p "$port" -C 10 -S 4000)
 		cli=(ucmatose -s "$a" -p "$port" -C 10 -S 4000) ;;
+	# -F: see perf() in data.sh (perftest's clock check under load)
 	ib_*_bw)
-		srv=("$t" -R -p "$port" -s 65536 -n 20)
+		srv=("$t" -F -R -p "$port" -s 65536 -n 20)
 		cli=("${srv[@]}" "$a") ;;
 	ib_*_lat)
-		srv=("$t" -R -p "$port" -s 64 -n 20)
+		srv=("$t" -F -R -p "$port" -s 64 -n 20)
 		cli=("${srv[@]}" "$a") ;;
 	dp_test)
 		srv=("$bin/dp_test" server "$a" "$port" integrity)
@@ -427,21 +428,19 @@ rtr_cases() {
 		"q.A=1 q.rtr=CD p.A=1 p.rtr=D data=1"
 	# iwtcp accepts only Send: no common RTR, siw sends TERM 0x07 (its
 	# layer and error type nibbles swapped) without the CRC that iwtcp's
-	# Reply made mandatory: iwtcp drops that FPDU, answers TERM 0x07.
+	# Reply made mandatory: iwtcp drops that FPDU, answers TERM 0x02 (CRC).
 	add_case "siw>iwtcp" p2p "rtr=send" cm:accept:8:8:unreachable:8:8 ok \
-		"q.A=1 q.rtr=CD p.A=1 p.rtr=B badcrc=1" "CEP [0-9]+: TERM LLP/MPA/0x7"
+		"q.A=1 q.rtr=CD p.A=1 p.rtr=B badcrc=1" "CEP [0-9]+: TERM LLP/MPA/0x2"
 	# Without CRC iwtcp reads siw's TERM, as siw encodes it.
 	add_case "siw>iwtcp" p2p "rtr=send crc=off" cm:accept:8:8:unreachable:8:8 ok \
 		"q.A=1 q.rtr=CD p.A=1 p.rtr=B p.C=0 crc=0" \
 		"peer ended the MPA start-up with TERM layer 0 type 2 code 0x7"
 	add_case "siw>iwtcp" p2p_read default rping ok \
 		"q.A=1 q.rtr=D p.A=1 p.rtr=D data=1"
-	# iwtcp issue: for the Read RTR with a ULP IRD of 0 iwtcp's Reply
-	# offers D with IRD 0 (RFC 6581 9.1 lets it raise its IRD to 1), so
-	# siw's ORD becomes 0 and siw cannot send the RTR: its connect fails.
-	# This case asserts that failure until iwtcp raises the IRD.
-	add_case "siw>iwtcp" p2p_read default ib_write_lat fails \
-		"q.A=1 q.rtr=D q.ord=1 p.A=1 p.rtr=D p.ird=0"
+	# A ULP IRD of 0 (perftest's Write tests): iwtcp's Reply raises
+	# its IRD to 1 for siw's zero-length Read RTR (RFC 6581 9.1).
+	add_case "siw>iwtcp" p2p_read default ib_write_lat ok \
+		"q.A=1 q.rtr=D q.ord=1 p.A=1 p.rtr=D p.ird=1 data=1"
 }
 
 marker_cases() {
