@@ -30,6 +30,11 @@ defaults() {
 	set_both mpa_rtr "send write read"
 }
 
+# counter DEV NAME: a port counter of iwtcp_DEV (stats.c)
+counter() {
+	cat "/sys/class/infiniband/iwtcp_$1/ports/1/hw_counters/$2"
+}
+
 # Start a server in ns2 in the background: bg_server LOG COMMAND...
 bg_server() {
 	local log=$1
@@ -198,7 +203,41 @@ others_keep_running() {
 	server_done "$out/rping_s"
 }
 
+# The port counters: what one side wrote to TCP the other read, FPDU for
+# FPDU and octet for octet (RTR included), with markers and CRC; no
+# error counted; rdma statistic shows them.
+counters() {
+	local n t a0 b0 a1 b1
+
+	set_both mpa_markers required
+	declare -A before
+	for n in a b; do
+		for t in tx_fpdus rx_fpdus tx_fpdu_octets rx_fpdu_octets \
+			 rx_crc_errors rx_marker_errors tx_terms rx_terms; do
+			before[$n.$t]=$(counter "$n" "$t")
+		done
+	done
+	rping_v 5000 10
+	delta() { echo $(($(counter "$1" "$2") - before[$1.$2])); }
+	for t in fpdus fpdu_octets; do
+		a0=$(delta a "tx_$t") b1=$(delta b "rx_$t")
+		b0=$(delta b "tx_$t") a1=$(delta a "rx_$t")
+		echo "# $t: a->b $a0/$b1, b->a $b0/$a1" >&2
+		((a0 > 0 && a0 == b1 && b0 > 0 && b0 == a1))
+	done
+	# rping -C 10: at least 10 Sends and 10 RDMA Reads each way
+	(($(delta a tx_fpdus) >= 20))
+	for n in a b; do
+		for t in rx_crc_errors rx_marker_errors tx_terms rx_terms; do
+			[[ $(delta "$n" "$t") == 0 ]]
+		done
+	done
+	rdma statistic show link iwtcp_a/1 | tee /dev/stderr |
+		grep -q "tx_fpdus $(counter a tx_fpdus) "
+}
+
 tests=(
+	counters
 	rping_sizes settings_matrix ucmatose_run ucmatose_markers
 	send_bw_all write_bw_all read_bw_all send_lat_all write_lat_all
 	read_lat_all bw_markers_nocrc read_bw_ord

@@ -500,10 +500,17 @@ static int cep_send_fpdu(struct iwtcp_cep *cep, const void *ulpdu, u32 len)
 	u8 buf[2 * CM_RTR_WIRE_MAX];
 	int wire;
 
+	int rv;
+
 	wire = iwtcp_fpdu_build(&cep->tx_st, ulpdu, len, buf, sizeof(buf));
 	if (wire < 0)
 		return wire;
-	return cep_send(cep, buf, wire);
+	rv = cep_send(cep, buf, wire);
+	if (!rv) {
+		iwtcp_stat_add(cep->dev, IWTCP_STAT_TX_FPDUS, 1);
+		iwtcp_stat_add(cep->dev, IWTCP_STAT_TX_OCTETS, wire);
+	}
+	return rv;
 }
 
 /*
@@ -525,8 +532,8 @@ static void cep_send_term(struct iwtcp_cep *cep, u8 ecode)
 	/* The first message on the Terminate queue: MSN 1 (RFC 5041 5.1) */
 	len = iwtcp_rdmap_build_term(&term, IWTCP_DDP_MSN_INIT, ulpdu,
 				     sizeof(ulpdu));
-	if (len > 0 && cep->sock)
-		cep_send_fpdu(cep, ulpdu, len);
+	if (len > 0 && cep->sock && !cep_send_fpdu(cep, ulpdu, len))
+		iwtcp_stat_add(cep->dev, IWTCP_STAT_TX_TERMS, 1);
 	ibdev_dbg(&cep->dev->base_dev, "CEP %u: TERM LLP/MPA/%#x\n", cep->id,
 		  ecode);
 }
@@ -930,6 +937,27 @@ static int cep_recv_fpdu(struct iwtcp_cep *cep)
 	return cep_recv(cep, l.wire_len);
 }
 
+/*
+ * Decode the start-up FPDU in @cep->rx (iwtcp_fpdu_parse()), counting it
+ * or its MPA error like the data path does.
+ */
+static int cep_parse_fpdu(struct iwtcp_cep *cep, void *ulpdu, u32 size,
+			  u32 *ulpdu_len)
+{
+	int rv = iwtcp_fpdu_parse(&cep->rx_st, cep->rx, cep->rx_len, ulpdu,
+				  size, ulpdu_len);
+
+	if (rv > 0) {
+		iwtcp_stat_add(cep->dev, IWTCP_STAT_RX_FPDUS, 1);
+		iwtcp_stat_add(cep->dev, IWTCP_STAT_RX_OCTETS, rv);
+	} else if (rv == -EBADMSG) {
+		iwtcp_stat_add(cep->dev, IWTCP_STAT_RX_CRC_ERRORS, 1);
+	} else if (rv == -EPROTO) {
+		iwtcp_stat_add(cep->dev, IWTCP_STAT_RX_MARKER_ERRORS, 1);
+	}
+	return rv;
+}
+
 /* Log the TERM that ended the start-up; false if @ulpdu is no TERM. */
 static bool cep_log_term(struct iwtcp_cep *cep, const void *ulpdu, u32 len)
 {
@@ -937,6 +965,7 @@ static bool cep_log_term(struct iwtcp_cep *cep, const void *ulpdu, u32 len)
 
 	if (iwtcp_rdmap_parse_term(ulpdu, len, &term))
 		return false;
+	iwtcp_stat_add(cep->dev, IWTCP_STAT_RX_TERMS, 1);
 	ibdev_info_ratelimited(&cep->dev->base_dev,
 			       "peer ended the MPA start-up with TERM layer %u type %u code %#x\n",
 			       term.cause.layer, term.cause.etype,
@@ -990,8 +1019,7 @@ static void responder_got_rtr(struct iwtcp_cep *cep)
 	u8 rtr;
 	int rv;
 
-	rv = iwtcp_fpdu_parse(&cep->rx_st, cep->rx, cep->rx_len, ulpdu,
-			      sizeof(ulpdu), &ulpdu_len);
+	rv = cep_parse_fpdu(cep, ulpdu, sizeof(ulpdu), &ulpdu_len);
 	rtr = rv < 0 ? 0 : iwtcp_rdmap_rtr_type(ulpdu, ulpdu_len);
 	/* The initiator gave up on the negotiation and says why. */
 	if (!rtr && rv > 0 && cep_log_term(cep, ulpdu, ulpdu_len)) {
@@ -1136,8 +1164,7 @@ static void initiator_recv_term(struct iwtcp_cep *cep)
 
 	if (rv == -EAGAIN)
 		return;
-	if (!rv && iwtcp_fpdu_parse(&cep->rx_st, cep->rx, cep->rx_len, ulpdu,
-				    sizeof(ulpdu), &ulpdu_len) > 0)
+	if (!rv && cep_parse_fpdu(cep, ulpdu, sizeof(ulpdu), &ulpdu_len) > 0)
 		cep_log_term(cep, ulpdu, ulpdu_len);
 	cep_close(cep, 0, 0);
 }

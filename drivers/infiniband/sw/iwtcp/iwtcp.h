@@ -88,8 +88,40 @@ enum iwtcp_limit {
  * (ib_device_set_netdev()) and code that needs it takes its own reference
  * with ib_device_get_netdev(), so an unregistered netdev is never used.
  */
+/**
+ * enum iwtcp_stat - per-port counters (stats.c)
+ * @IWTCP_STAT_TX_FPDUS: FPDUs (DDP segments) written to TCP
+ * @IWTCP_STAT_TX_OCTETS: their octets on the wire, markers and CRC included
+ * @IWTCP_STAT_RX_FPDUS: FPDUs read from TCP that passed the MPA checks
+ * @IWTCP_STAT_RX_OCTETS: their octets on the wire
+ * @IWTCP_STAT_RX_CRC_ERRORS: FPDUs whose CRC failed (RFC 5044 4.4)
+ * @IWTCP_STAT_RX_MARKER_ERRORS: FPDUs whose markers or length were bad
+ *	(RFC 5044 4.2)
+ * @IWTCP_STAT_TX_TERMS: TERMINATE messages sent (RFC 5040 4.8)
+ * @IWTCP_STAT_RX_TERMS: TERMINATE messages received
+ * @IWTCP_NR_STATS: the number of counters
+ */
+enum iwtcp_stat {
+	IWTCP_STAT_TX_FPDUS,
+	IWTCP_STAT_TX_OCTETS,
+	IWTCP_STAT_RX_FPDUS,
+	IWTCP_STAT_RX_OCTETS,
+	IWTCP_STAT_RX_CRC_ERRORS,
+	IWTCP_STAT_RX_MARKER_ERRORS,
+	IWTCP_STAT_TX_TERMS,
+	IWTCP_STAT_RX_TERMS,
+	IWTCP_NR_STATS
+};
+
+/* One CPU's slots of a device's counters. */
+struct iwtcp_stats {
+	u64 v[IWTCP_NR_STATS];
+};
+
 struct iwtcp_device {
 	struct ib_device base_dev;
+	/* per-CPU, from iwtcp_stats_init() to dealloc_driver */
+	struct iwtcp_stats __percpu *stats;
 	/* serialises mac */
 	spinlock_t mac_lock;
 	u8 mac[ETH_ALEN];
@@ -403,6 +435,13 @@ struct iwtcp_mr {
 static inline struct iwtcp_device *to_iwtcp_dev(struct ib_device *base_dev)
 {
 	return container_of(base_dev, struct iwtcp_device, base_dev);
+}
+
+/* Count @n for counter @i of @dev; any context (this_cpu_add()). */
+static inline void iwtcp_stat_add(struct iwtcp_device *dev,
+				  enum iwtcp_stat i, u64 n)
+{
+	this_cpu_add(dev->stats->v[i], n);
 }
 
 static inline struct iwtcp_ucontext *

@@ -32,6 +32,7 @@
 #include "ring.h"
 #include "settings.h"
 #include "srq.h"
+#include "stats.h"
 #include "verbs.h"
 
 /* Devices of the kernel's siw driver seen by iwtcp_client. */
@@ -51,6 +52,7 @@ static void iwtcp_dealloc_driver(struct ib_device *base_dev)
 	xa_destroy(&dev->qp_xa);
 	xa_destroy(&dev->mem_xa);
 	mutex_destroy(&dev->settings_lock);
+	iwtcp_stats_free(dev);
 	ibdev_dbg(base_dev, "device freed\n");
 }
 
@@ -60,6 +62,7 @@ static const struct ib_device_ops iwtcp_device_ops = {
 	.driver_id = RDMA_DRIVER_SIW,
 	.device_group = &iwtcp_settings_group,
 
+	.alloc_hw_port_stats = iwtcp_alloc_hw_port_stats,
 	.alloc_mr = iwtcp_alloc_mr,
 	.alloc_pd = iwtcp_alloc_pd,
 	.alloc_ucontext = iwtcp_alloc_ucontext,
@@ -75,6 +78,7 @@ static const struct ib_device_ops iwtcp_device_ops = {
 	.destroy_srq = iwtcp_destroy_srq,
 	.disassociate_ucontext = iwtcp_disassociate_ucontext,
 	.get_dma_mr = iwtcp_get_dma_mr,
+	.get_hw_stats = iwtcp_get_hw_stats,
 	.get_port_immutable = iwtcp_get_port_immutable,
 	.iw_accept = iwtcp_accept,
 	.iw_add_ref = iwtcp_qp_add_ref,
@@ -187,6 +191,11 @@ static struct iwtcp_device *iwtcp_device_alloc(struct net_device *netdev)
 	spin_lock_init(&dev->mac_lock);
 	mutex_init(&dev->settings_lock);
 	ib_set_device_ops(base_dev, &iwtcp_device_ops);
+	/* ib_dealloc_device() calls dealloc_driver: it frees what is set */
+	if (iwtcp_stats_init(dev)) {
+		ib_dealloc_device(base_dev);
+		return NULL;
+	}
 	return dev;
 }
 

@@ -573,6 +573,7 @@ static void rx_terminate(struct rx_fpdu *f)
 	struct iwtcp_rdmap_term t;
 	u8 status = SIW_WC_GENERAL_ERR;
 
+	iwtcp_stat_add(to_iwtcp_dev(qp->base_qp.device), IWTCP_STAT_RX_TERMS, 1);
 	if (!iwtcp_rdmap_parse_term(f->hdr, f->ulpdu_len, &t)) {
 		ibdev_info_ratelimited(qp->base_qp.device,
 				       "QP %u: peer sent TERMINATE layer %u type %u code %#x\n",
@@ -644,6 +645,7 @@ static void rx_error(struct rx_fpdu *f, const struct iwtcp_term_cause *cause,
 static int rx_fpdu(struct iwtcp_qp *qp, struct sock *sk, struct sk_buff *skb,
 		   u32 off)
 {
+	struct iwtcp_device *dev = to_iwtcp_dev(qp->base_qp.device);
 	struct iwtcp_rx *rx = qp->rx;
 	struct iwtcp_term_cause cause;
 	struct iwtcp_mpa_fpdu_hdr fh;
@@ -676,6 +678,8 @@ static int rx_fpdu(struct iwtcp_qp *qp, struct sock *sk, struct sk_buff *skb,
 	rv = rx_check_fpdu(&f, &rx->st, &cause);
 	if (rv)
 		goto err;
+	iwtcp_stat_add(dev, IWTCP_STAT_RX_FPDUS, 1);
+	iwtcp_stat_add(dev, IWTCP_STAT_RX_OCTETS, f.layout.wire_len);
 	if (rx_copy(&f, sizeof(fh), f.hdr, min_t(u32, f.ulpdu_len,
 						 sizeof(f.hdr)))) {
 		iwtcp_term_set(&cause, IWTCP_TERM_LAYER_LLP, IWTCP_TERM_MPA,
@@ -704,6 +708,11 @@ err_hdr:
 	rx_error(&f, &cause, true);
 	return -EPROTO;
 err:
+	/* RFC 5044 8: an MPA error; the counters tell CRC from markers */
+	if (cause.ecode == IWTCP_TERM_MPA_CRC)
+		iwtcp_stat_add(dev, IWTCP_STAT_RX_CRC_ERRORS, 1);
+	else if (cause.ecode == IWTCP_TERM_MPA_MARKER)
+		iwtcp_stat_add(dev, IWTCP_STAT_RX_MARKER_ERRORS, 1);
 	rx_error(&f, &cause, false);
 	return -EPROTO;
 }

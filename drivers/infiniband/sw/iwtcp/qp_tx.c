@@ -90,6 +90,7 @@ struct tx_src {
  * @nbv: see @bv
  * @wire_len: see @bv
  * @wire_sent: octets of it TCP took
+ * @nfpdu: whole FPDUs in the batch, for the counters
  * @layout: marker layout of the FPDU being built
  * @wpos: wire octets of it built so far
  * @mk: markers of it built so far
@@ -117,6 +118,7 @@ struct iwtcp_tx {
 	u32 nbv;
 	u32 wire_len;
 	u32 wire_sent;
+	u32 nfpdu;
 	struct iwtcp_fpdu_layout layout;
 	u32 wpos;
 	u32 mk;
@@ -336,6 +338,7 @@ static void tx_fpdu_release(struct iwtcp_tx *tx)
 {
 	tx_batch_cut(tx, 0, 0, 0);
 	tx->wire_sent = 0;
+	tx->nfpdu = 0;
 }
 
 /*
@@ -411,6 +414,7 @@ static int tx_fpdu_end(struct iwtcp_tx *tx, u32 ulpdu_len)
 	if (WARN_ON_ONCE(tx->mk != tx->layout.nr))
 		return -EPROTO;
 	tx->st.off += tx->wpos;
+	tx->nfpdu++;
 	return 0;
 }
 
@@ -426,9 +430,9 @@ static int tx_fpdu_hdr_only(struct iwtcp_tx *tx, const void *ulpdu, u32 len)
 /* Writing it to the socket                                            */
 
 /*
- * Write the rest of the pending FPDU. Returns 0 when it is all in the
- * socket, -EAGAIN when TCP is full (the write-space callback kicks the
- * transmitter again), or the socket's error.
+ * Write the rest of the pending batch. Returns 0 when it is all in the
+ * socket (and counted), -EAGAIN when TCP is full (the write-space callback
+ * kicks the transmitter again), or the socket's error.
  */
 static int tx_push(struct iwtcp_qp *qp, bool more)
 {
@@ -446,7 +450,11 @@ static int tx_push(struct iwtcp_qp *qp, bool more)
 	if (rv < 0)
 		return rv;
 	tx->wire_sent += rv;
-	return rv == left ? 0 : -EAGAIN;
+	if (rv != left)
+		return -EAGAIN;
+	iwtcp_stat_add(qp_dev(qp), IWTCP_STAT_TX_FPDUS, tx->nfpdu);
+	iwtcp_stat_add(qp_dev(qp), IWTCP_STAT_TX_OCTETS, tx->wire_len);
+	return 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -935,6 +943,8 @@ static void tx_stopped(struct iwtcp_qp *qp, enum iwtcp_qp_state state)
 	if (!tx->term_sent) {
 		tx->term_sent = true;
 		rv = tx_build_term(qp);
+		if (!rv)
+			iwtcp_stat_add(qp_dev(qp), IWTCP_STAT_TX_TERMS, 1);
 		if (!rv && tx_push(qp, false) == -EAGAIN)
 			return;	/* the write-space callback comes back */
 		if (rv)

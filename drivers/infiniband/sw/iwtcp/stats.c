@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * Per-port counters: ``rdma statistic show link DEV/1`` and
+ * /sys/class/infiniband/DEV/ports/1/hw_counters/.
+ *
+ * DOC: Counters
+ *
+ * Each device counts in per-CPU slots (this_cpu_add(), safe in any
+ * context); a read sums the slots. The counters are what the device
+ * wrote to and read from TCP, so a capture of the connection can be
+ * checked against them: one FPDU carries one DDP segment (RFC 5044 4,
+ * RFC 5041 5), start-up RTRs and TERMs included, MPA Request and Reply
+ * frames not.
+ */
+#include <linux/percpu.h>
+
+#include "iwtcp.h"
+#include "stats.h"
+
+static const struct rdma_stat_desc iwtcp_stat_descs[IWTCP_NR_STATS] = {
+	[IWTCP_STAT_TX_FPDUS].name = "tx_fpdus",
+	[IWTCP_STAT_TX_OCTETS].name = "tx_fpdu_octets",
+	[IWTCP_STAT_RX_FPDUS].name = "rx_fpdus",
+	[IWTCP_STAT_RX_OCTETS].name = "rx_fpdu_octets",
+	[IWTCP_STAT_RX_CRC_ERRORS].name = "rx_crc_errors",
+	[IWTCP_STAT_RX_MARKER_ERRORS].name = "rx_marker_errors",
+	[IWTCP_STAT_TX_TERMS].name = "tx_terms",
+	[IWTCP_STAT_RX_TERMS].name = "rx_terms",
+};
+
+/**
+ * iwtcp_stats_init() - allocate a device's counters
+ * @dev: the device, not registered yet
+ *
+ * Context: process context.
+ * Return: 0 or -ENOMEM. iwtcp_stats_free() releases them.
+ */
+int iwtcp_stats_init(struct iwtcp_device *dev)
+{
+	dev->stats = alloc_percpu(struct iwtcp_stats);
+	return dev->stats ? 0 : -ENOMEM;
+}
+
+/**
+ * iwtcp_stats_free() - release a device's counters
+ * @dev: the device, being freed (ib_device_ops.dealloc_driver)
+ *
+ * Context: process context.
+ */
+void iwtcp_stats_free(struct iwtcp_device *dev)
+{
+	free_percpu(dev->stats);
+	dev->stats = NULL;
+}
+
+/**
+ * iwtcp_alloc_hw_port_stats() - ib_device_ops.alloc_hw_port_stats
+ * @base_dev: the device
+ * @port: %IWTCP_PORT
+ *
+ * Context: process context.
+ * Return: the counter table the RDMA core fills through
+ * iwtcp_get_hw_stats(), or NULL when out of memory.
+ */
+struct rdma_hw_stats *iwtcp_alloc_hw_port_stats(struct ib_device *base_dev,
+						u32 port)
+{
+	return rdma_alloc_hw_stats_struct(iwtcp_stat_descs, IWTCP_NR_STATS,
+					  RDMA_HW_STATS_DEFAULT_LIFESPAN);
+}
+
+/**
+ * iwtcp_get_hw_stats() - ib_device_ops.get_hw_stats: sum the per-CPU slots
+ * @base_dev: the device
+ * @stats: the table of iwtcp_alloc_hw_port_stats(), filled
+ * @port: %IWTCP_PORT
+ * @index: the counter asked for; all are filled
+ *
+ * Context: process context, under the RDMA core's stats mutex.
+ * Return: the number of counters filled.
+ */
+int iwtcp_get_hw_stats(struct ib_device *base_dev, struct rdma_hw_stats *stats,
+		       u32 port, int index)
+{
+	struct iwtcp_device *dev = to_iwtcp_dev(base_dev);
+	int cpu, i;
+
+	for (i = 0; i < IWTCP_NR_STATS; i++)
+		stats->value[i] = 0;
+	for_each_possible_cpu(cpu) {
+		const struct iwtcp_stats *s = per_cpu_ptr(dev->stats, cpu);
+
+		for (i = 0; i < IWTCP_NR_STATS; i++)
+			stats->value[i] += READ_ONCE(s->v[i]);
+	}
+	return IWTCP_NR_STATS;
+}

@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause */
+#ifndef IWTCP_STATS_H
+#define IWTCP_STATS_H
+
+#include "iwtcp.h"
+
+int iwtcp_stats_init(struct iwtcp_device *dev);
+void iwtcp_stats_free(struct iwtcp_device *dev);
+struct rdma_hw_stats *iwtcp_alloc_hw_port_stats(struct ib_device *base_dev,
+						u32 port);
+int iwtcp_get_hw_stats(struct ib_device *base_dev, struct rdma_hw_stats *stats,
+		       u32 port, int index);
+
+#endif
