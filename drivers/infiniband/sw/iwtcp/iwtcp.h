@@ -68,27 +68,6 @@ enum iwtcp_limit {
 #define IWTCP_PORT 1
 
 /**
- * struct iwtcp_device - one RDMA device bound to one netdev
- * @base_dev: RDMA core device; ib_dealloc_device() frees this struct
- * @mac_lock: serialises @mac
- * @mac: netdev hardware address, source of the GID; the node GUID is
- *	derived from it once, at creation, and stays
- * @qp_xa: QP number -> &struct iwtcp_qp, for iw_get_qp and the data path
- * @mem_xa: STag index -> &struct iwtcp_mr
- * @num_ctx: user contexts, against %IWTCP_MAX_UCONTEXT
- * @num_pd: PDs, against %IWTCP_MAX_PD
- * @num_cq: CQs, against %IWTCP_MAX_CQ
- * @num_qp: QPs, against %IWTCP_MAX_QP
- * @num_srq: SRQs, against %IWTCP_MAX_SRQ
- * @num_mr: MRs, against %IWTCP_MAX_MR
- * @settings_lock: serialises @settings
- * @settings: MPA start-up choices of new connections (settings.c)
- *
- * The netdev is never cached here: the RDMA core holds it for the port
- * (ib_device_set_netdev()) and code that needs it takes its own reference
- * with ib_device_get_netdev(), so an unregistered netdev is never used.
- */
-/**
  * enum iwtcp_stat - per-port counters (stats.c)
  * @IWTCP_STAT_TX_FPDUS: FPDUs (DDP segments) written to TCP
  * @IWTCP_STAT_TX_OCTETS: their octets on the wire, markers and CRC included
@@ -118,10 +97,31 @@ struct iwtcp_stats {
 	u64 v[IWTCP_NR_STATS];
 };
 
+/**
+ * struct iwtcp_device - one RDMA device bound to one netdev
+ * @base_dev: RDMA core device; ib_dealloc_device() frees this struct
+ * @mac_lock: serialises @mac
+ * @mac: netdev hardware address, source of the GID; the node GUID is
+ *	derived from it once, at creation, and stays
+ * @qp_xa: QP number -> &struct iwtcp_qp, for iw_get_qp and the data path
+ * @mem_xa: STag index -> &struct iwtcp_mr
+ * @num_ctx: user contexts, against %IWTCP_MAX_UCONTEXT
+ * @num_pd: PDs, against %IWTCP_MAX_PD
+ * @num_cq: CQs, against %IWTCP_MAX_CQ
+ * @num_qp: QPs, against %IWTCP_MAX_QP
+ * @num_srq: SRQs, against %IWTCP_MAX_SRQ
+ * @num_mr: MRs, against %IWTCP_MAX_MR
+ * @settings_lock: serialises @settings
+ * @settings: MPA start-up choices of new connections (settings.c)
+ * @stats: the counters, per CPU, from iwtcp_stats_init() until
+ *	dealloc_driver (stats.c)
+ *
+ * The netdev is never cached here: the RDMA core holds it for the port
+ * (ib_device_set_netdev()) and code that needs it takes its own reference
+ * with ib_device_get_netdev(), so an unregistered netdev is never used.
+ */
 struct iwtcp_device {
 	struct ib_device base_dev;
-	/* per-CPU, from iwtcp_stats_init() to dealloc_driver */
-	struct iwtcp_stats __percpu *stats;
 	/* serialises mac */
 	spinlock_t mac_lock;
 	u8 mac[ETH_ALEN];
@@ -136,6 +136,7 @@ struct iwtcp_device {
 	/* serialises settings */
 	struct mutex settings_lock;
 	struct iwtcp_mpa_settings settings;
+	struct iwtcp_stats __percpu *stats;
 };
 
 struct iwtcp_ucontext {
