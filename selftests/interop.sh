@@ -38,6 +38,8 @@ set -euo pipefail
 IWTCP_LINK=0
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 source "$(dirname "$0")/lib.sh"
+# shellcheck source-path=SCRIPTDIR source=interop_nfs.sh
+source "$(dirname "$0")/interop_nfs.sh"
 
 out=${1:?usage: interop.sh OUT}
 ADDR_A=198.51.100.1
@@ -98,8 +100,12 @@ setup() {
 	modprobe iwtcp
 	rdma link add "$DEV" type iwtcp netdev eth0
 	wait_for 10 port_active
+	# NFS's modules take seconds to load: here while guest B boots, there
+	# in the background while the other cases run.
+	((!need_nfs)) || modprobe -a "${NFS_MODULES[@]}"
 	# Guest B boots at the same time; its agent answers when it is ready.
 	wait_for 240 peer res
+	((!need_nfs)) || peer bg nfs_modules 600 modprobe -a "${NFS_MODULES[@]}"
 	# A buffer for all of a case: under TCG, dumpcap falls behind.
 	dumpcap -q -i eth0 -f "tcp portrange 7100-7999" -B 256 \
 		-w "$run/capture.pcapng" 2>"$out/dumpcap.log" &
@@ -108,6 +114,7 @@ setup() {
 }
 
 test_cleanup() {
+	nfs_cleanup >/dev/null 2>&1
 	peer kill_all >/dev/null 2>&1
 	if [[ -n ${dumpcap_pid:-} ]]; then
 		kill -INT "$dumpcap_pid" 2>/dev/null
@@ -184,6 +191,7 @@ tool_label() {
 	cm:*)
 		IFS=: read -r -a f <<<"$1"
 		echo "cm_test IRD/ORD ${f[5]}/${f[6]} to ${f[2]}/${f[3]}, ${f[4]}" ;;
+	nfs) echo "nfs (NFSv4.2 over RDMA, $NFS_SIZE file)" ;;
 	*) echo "$1" ;;
 	esac
 }
@@ -209,6 +217,74 @@ ceps_balanced() {
 
 # --- one case -------------------------------------------------------------------
 
+# The rdma resource counts of iwtcp's device: "pd 0 cq 0 qp 0 cm_id 0 ...".
+iwtcp_res() {
+	rdma resource show | sed -n "s/^[0-9]*: $DEV: \(.*[^ ]\) *$/\1/p"
+}
+
+res_is() {
+	[[ $(iwtcp_res) == "$1" ]]
+}
+
+qps() {
+	rdma resource show qp | grep -c "^link $DEV/" || true
+}
+
+# cmd_out COMMAND...: its output but the last line on stderr, the last
+# line on stdout (peer merges a command's stderr into its stdout).
+cmd_out() {
+	local o rc
+
+	# set -e: a command substitution does not inherit it.
+	o=$(set -e; "$@")
+	rc=$?
+	[[ $o != *$'\n'* ]] || sed '$d' <<<"$o" >&2
+	echo "${o##*$'\n'}"
+	return "$rc"
+}
+
+nfs_abort() {
+	echo "# NFS case failed: cleaning up" >&2
+	peer nfs_cleanup >&2
+	nfs_cleanup
+}
+
+# nfs_run DIR: NFSv4.2 over RDMA on the case's port, the NFS client
+# initiating: for iwtcp>siw this guest mounts guest B's export, for
+# siw>iwtcp guest B mounts this guest's. The client writes a file of
+# random data (the server must have the same SHA-256), drops its page
+# cache and reads the file back over the wire (the same SHA-256), and
+# unmounts: iwtcp then holds again what it held with the server idle
+# (nothing, or the server's listeners). The server stops at the end;
+# case_run then checks that iwtcp holds nothing at all.
+nfs_run() {
+	local srv_do cli_do srv_addr cli_addr idle sum
+
+	if [[ $1 == "iwtcp>siw" ]]; then
+		srv_do=(peer) cli_do=() srv_addr=$ADDR_B cli_addr=$ADDR_A
+	else
+		srv_do=() cli_do=(peer) srv_addr=$ADDR_A cli_addr=$ADDR_B
+	fi
+	trap nfs_abort EXIT
+	"${srv_do[@]}" nfs_server_up "$port" "$cli_addr" >&2
+	idle=$(iwtcp_res)
+	echo "# iwtcp, server idle: $idle" >&2
+	[[ $idle == "pd 0 cq 0 qp 0 cm_id "*" mr 0 ctx 0 srq 0" ]]
+	"${cli_do[@]}" nfs_mount "$srv_addr" "$port" >&2
+	# The transport's QP is on iwtcp's device.
+	(($(qps) >= 1))
+	sum=$(cmd_out "${cli_do[@]}" nfs_write)
+	[[ $sum =~ ^[0-9a-f]{64}$ ]]
+	[[ $(cmd_out "${srv_do[@]}" nfs_sum) == "$sum" ]]
+	echo "# the server has the file: $sum" >&2
+	"${cli_do[@]}" nfs_read "$sum" >&2
+	"${cli_do[@]}" nfs_umount >&2
+	wait_for 30 res_is "$idle" || { iwtcp_res >&2; false; }
+	echo "# $(cut -d' ' -f1 /proc/uptime) iwtcp holds what it held before" >&2
+	"${srv_do[@]}" nfs_server_down >&2
+	trap - EXIT
+}
+
 # case_run DIR VARIANT SETTINGS TOOL OUTCOME WIRE DMESG (see add_case)
 case_run() {
 	# $6, the wire expectation, is the judge's (cases.tsv)
@@ -227,7 +303,10 @@ case_run() {
 	fi
 	iwtcp_defaults
 	iwtcp_set "$settings"
-	if [[ $dir == "iwtcp>siw" ]]; then
+	if [[ $tool == nfs ]]; then
+		# Its own assertions, each ending the case (set -e).
+		nfs_run "$dir"
+	elif [[ $dir == "iwtcp>siw" ]]; then
 		tool_cmds "$tool" "$ADDR_B"
 		echo "# [B] ${srv[*]}" >&2
 		peer bg_listening srv 150 "$port" "${srv[@]}" >&2
@@ -291,6 +370,7 @@ add_case() {
 	[[ -z ${INTEROP_ONLY:-} || $name =~ $INTEROP_ONLY ]] || return 0
 	if [[ $phase == count ]]; then
 		planned=$((planned + 1))
+		[[ $4 != nfs ]] || need_nfs=1
 		return
 	fi
 	port=$((port + 1))
@@ -454,6 +534,16 @@ marker_cases() {
 		"q.M=0 p.M=1 p.R=0"
 }
 
+# A kernel ULP, NFSv4.2 over RDMA, in both directions (see nfs_run).
+# Its RDMA connections are on the case's port: the judge decodes them
+# like the tools' (Wireshark's RPC-over-RDMA dissector stays disabled).
+nfs_cases() {
+	add_case "iwtcp>siw" stock default nfs ok \
+		"$I_REQ p.rev=2 p.M=0 p.C=1 p.R=0 p.S=1 p.A=1 p.rtr=C crc=1 data=1 first=initiator"
+	add_case "siw>iwtcp" stock default nfs ok \
+		"$S_REQ p.rev=2 p.M=0 p.C=1 p.R=0 p.S=1 p.A=0 p.rtr=- crc=1 data=1 first=initiator"
+}
+
 matrix() {
 	data_suite
 	crc_cases
@@ -461,6 +551,7 @@ matrix() {
 	ird_ord_cases
 	rtr_cases
 	marker_cases
+	nfs_cases
 	if [[ ${INTEROP_SIW_CRASH:-0} == 1 ]]; then
 		add_case "iwtcp>siw" stock "rtr=send" cm:accept:8:8:unreachable:8:8 client \
 			"q.A=1 q.rtr=B p.A=1 p.rtr=C" "CEP [0-9]+: TERM LLP/MPA/0x7"
@@ -469,6 +560,7 @@ matrix() {
 
 phase=count
 planned=0
+need_nfs=0
 matrix
 ktap_plan "$planned"
 setup

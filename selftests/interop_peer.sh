@@ -16,6 +16,9 @@
 #	run SECS CMD...		run CMD, at most SECS seconds
 #	kill_all		end every background command
 #	res			rdma resource show
+#	nfs_server_up PORT CLIENT, nfs_server_down, nfs_sum, nfs_mount
+#	SERVER PORT, nfs_write, nfs_read SUM, nfs_umount, nfs_cleanup
+#				NFS over RDMA (selftests/interop_nfs.sh)
 #
 # Never load iwtcp here: siw and iwtcp must not share a kernel.
 
@@ -26,6 +29,8 @@ CTL_PORT=5999		# the agent; the suite's connections use 7100-7999
 DEV=siw_b
 repo=$(cd "$(dirname "$0")/.." && pwd)
 run=/run/interop-peer	# the guest's own tmpfs
+# shellcheck source-path=SCRIPTDIR source=interop_nfs.sh
+source "$repo/selftests/interop_nfs.sh"
 
 die() {
 	echo "interop_peer: $*" >&2
@@ -141,6 +146,7 @@ serve() {
 		"$repo/selftests/interop_peer.sh" 900
 	rc=$?
 	kill_all
+	nfs_cleanup >/dev/null 2>&1
 	rdma resource show >"$out/peer-resources.txt" 2>&1
 	rdma link delete "$DEV"
 	return "$rc"
@@ -162,5 +168,8 @@ bg_listening)
 run) secs=$1; shift; timeout "$secs" "$@" ;;
 kill_all) kill_all ;;
 res) rdma resource show ;;
+# set -e: each of these stops at its first failed step.
+nfs_server_up|nfs_server_down|nfs_sum|nfs_mount|nfs_write|nfs_read|nfs_umount|nfs_cleanup)
+	(set -e; "$cmd" "$@") ;;
 *) die "unknown command '$cmd'" ;;
 esac
