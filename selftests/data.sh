@@ -28,6 +28,7 @@ defaults() {
 	set_both mpa_markers on
 	set_both mpa_p2p 1
 	set_both mpa_rtr "send write read"
+	set_both mpa_large_fpdu 0
 }
 
 # counter DEV NAME: a port counter of iwtcp_DEV (stats.c)
@@ -167,6 +168,44 @@ integrity_markers_crc_off() {
 	defaults
 }
 
+# avg_fpdu DEV TOOL ARGS...: perf, then the average FPDU iwtcp_DEV sent.
+avg_fpdu() {
+	local d=$1 f0 o0
+
+	shift
+	f0=$(counter "$d" tx_fpdus)
+	o0=$(counter "$d" tx_fpdu_octets)
+	perf "$@" >&2
+	echo $((($(counter "$d" tx_fpdu_octets) - o0) /
+		($(counter "$d" tx_fpdus) - f0)))
+}
+
+# siw's G bit (mpa_large_fpdu): FPDUs of up to 32 KiB when both sides set
+# it, MSS-sized when one does not; data intact either way, with markers
+# and CRC (the marker arithmetic of long FPDUs) and without.
+large_fpdu() {
+	local avg
+
+	set_both mpa_large_fpdu 1
+	set_both mpa_markers required
+	avg=$(avg_fpdu a ib_write_bw -s 65536 -n 50)
+	echo "# average FPDU a->b, both G: $avg octets" >&2
+	((avg > 16384))
+	avg=$(avg_fpdu b ib_read_bw -s 65536 -n 50)
+	echo "# average Read Response FPDU b->a, both G: $avg octets" >&2
+	((avg > 16384))
+	perf ib_send_bw -s 65536 -n 50
+	dp integrity
+	set_both mpa_markers off
+	set_both mpa_crc off
+	dp integrity
+	echo 0 >/sys/class/infiniband/iwtcp_b/mpa_large_fpdu
+	avg=$(avg_fpdu a ib_write_bw -s 65536 -n 50)
+	echo "# average FPDU a->b, G from a only: $avg octets" >&2
+	((avg <= 1500))
+	defaults
+}
+
 integrity_rev1() {
 	set_both mpa_p2p 0
 	set_both mpa_enhanced 0
@@ -241,7 +280,7 @@ tests=(
 	rping_sizes settings_matrix ucmatose_run ucmatose_markers
 	send_bw_all write_bw_all read_bw_all send_lat_all write_lat_all
 	read_lat_all bw_markers_nocrc read_bw_ord
-	integrity integrity_markers_crc_off integrity_rev1 read_ird
+	integrity integrity_markers_crc_off integrity_rev1 large_fpdu read_ird
 	bad_rkey bad_bounds bad_access bad_read_access no_recv
 	others_keep_running
 )

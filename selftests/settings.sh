@@ -41,6 +41,7 @@ defaults() {
 	[[ $(get mpa_rtr) == "send write read" ]]
 	[[ $(get mpa_ird) == 128 ]]
 	[[ $(get mpa_ord) == 128 ]]
+	[[ $(get mpa_large_fpdu) == 0 ]]
 }
 
 valid_values() {
@@ -55,6 +56,8 @@ valid_values() {
 	put mpa_ird 128
 	put mpa_ord 1
 	put mpa_ord 128
+	put mpa_large_fpdu 1
+	put mpa_large_fpdu 0
 }
 
 invalid_values() {
@@ -66,6 +69,7 @@ invalid_values() {
 	refuse mpa_ord -1
 	refuse mpa_rtr atomic
 	refuse mpa_p2p maybe
+	refuse mpa_large_fpdu maybe
 }
 
 # RFC 6581: the enhanced word needs revision 2 and an RTR type; the

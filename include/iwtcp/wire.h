@@ -54,6 +54,15 @@ enum iwtcp_mpa_const {
 #define IWTCP_MPA_HDR_R		BIT(29)		/* RFC 5044 7.1.1: rejected (Reply) */
 #define IWTCP_MPA_HDR_S		BIT(28)		/* RFC 6581 6: enhanced data present */
 #define IWTCP_MPA_HDR_RES	GENMASK(27, 24)	/* RFC 6581 6: reserved, not checked */
+/*
+ * One reserved bit as the kernel's siw uses it (MPA_RR_FLAG_GSO_EXP):
+ * the sender of the frame takes FPDUs larger than the MSS. RFC 6581 10
+ * leaves the reserved bits to such extensions; peers that do not know it
+ * ignore it (RFC 5044 7.1.1).
+ */
+#define IWTCP_MPA_HDR_G		BIT(27)
+/* An FPDU to a peer that set G: up to this many octets on the wire */
+#define IWTCP_MPA_LARGE_FPDU	32768
 #define IWTCP_MPA_HDR_REV	GENMASK(23, 16)	/* RFC 5044 7.1.1: revision */
 #define IWTCP_MPA_HDR_PD_LEN	GENMASK(15, 0)	/* RFC 5044 7.1.1: private data octets */
 

@@ -269,6 +269,15 @@ static void test_ignored_bits(void **state)
 	assert_false(f.reject);
 	assert_false(f.markers);
 	assert_false(f.crc);
+	/* ... one of which, siw's G, is read; it goes out as 0x08 */
+	assert_true(f.large);
+	len = make_raw(buf, key_req, 0x10, 1, 0);
+	assert_int_equal(iwtcp_mpa_parse(buf, len, IWTCP_MPA_REQUEST, &f), len);
+	assert_false(f.large);
+	f.large = true;
+	assert_int_equal(iwtcp_mpa_build(IWTCP_MPA_REQUEST, &f, buf,
+					 sizeof(buf)), HDR_SIZE);
+	assert_int_equal(buf[16], 0x08);
 	len = make_raw(buf, key_rep, 0x2f, 1, 0);
 	assert_int_equal(iwtcp_mpa_parse(buf, len, IWTCP_MPA_REPLY, &f), len);
 	assert_true(f.reject);
@@ -398,6 +407,7 @@ struct nego_vec {
 	u16 i_ord;
 	u16 r_ird;
 	u16 r_ord;
+	bool large;		/* both send large FPDUs (G both ways) */
 };
 
 #define INI(...)	.ini = { .revision = 2, .enhanced = true, \
@@ -497,6 +507,14 @@ static const struct nego_vec vecs[] = {
 	  .p2p = true, .i_rtr = R, .r_rtr = R },
 	{ "client-server: no RTR flags", INI(.rtr_types = S),
 	  RSP(.rtr_types = W), OK16 },
+	/* siw's G bit (IWTCP_MPA_HDR_G): large FPDUs only if both set it */
+	{ "large FPDUs both", INI(.large_fpdu = true),
+	  RSP(.large_fpdu = true), OK16, .large = true },
+	{ "large FPDUs initiator only", INI(.large_fpdu = true), RSP(), OK16 },
+	{ "large FPDUs responder only", INI(), RSP(.large_fpdu = true), OK16 },
+	{ "large FPDUs both, v1", INI(.revision = 1, .enhanced = false,
+	  .large_fpdu = true), RSP(.revision = 1, .enhanced = false,
+	  .large_fpdu = true), V1OK(1), .large = true },
 	/* IRD/ORD, RFC 6581 9.1 */
 	{ "ird/ord fit", INI(.ird = 4, .ord = 8), RSP(.ird = 16, .ord = 2),
 	  OK16, .rep_ird = 8, .rep_ord = 2, .i_ird = 4, .i_ord = 8,
@@ -551,6 +569,7 @@ static void check_result(const struct nego_vec *v,
 	assert_int_equal(res->rtr, initiator ? v->i_rtr : v->r_rtr);
 	assert_int_equal(res->ird, initiator ? v->i_ird : v->r_ird);
 	assert_int_equal(res->ord, initiator ? v->i_ord : v->r_ord);
+	assert_int_equal(res->large_tx, v->large);
 	assert_int_equal(res->term, 0);
 }
 

@@ -544,6 +544,7 @@ static void cep_streams_init(struct iwtcp_cep *cep)
 	cep->tx_st = (struct iwtcp_fpdu_stream){
 		.markers = cep->result.markers_tx,
 		.crc = cep->result.crc,
+		.large = cep->result.large_tx,
 	};
 	cep->rx_st = (struct iwtcp_fpdu_stream){
 		.markers = cep->result.markers_rx,

@@ -33,11 +33,14 @@ struct iwtcp_fpdu_layout {
  *	2^32 (RFC 5044 4.3: markers sit where @off % 512 == 0)
  * @markers: markers are inserted in this direction
  * @crc: CRCs are generated and checked (RFC 5044 4.4)
+ * @large: transmit only: the peer takes FPDUs beyond the MSS (G bit,
+ *	IWTCP_MPA_HDR_G); FPDUs are sized to IWTCP_MPA_LARGE_FPDU
  */
 struct iwtcp_fpdu_stream {
 	u32 off;
 	bool markers;
 	bool crc;
+	bool large;
 };
 
 u32 iwtcp_fpdu_pad(u32 ulpdu_len);

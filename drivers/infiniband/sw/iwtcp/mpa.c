@@ -145,6 +145,7 @@ int iwtcp_mpa_parse(const void *buf, size_t len,
 	tmp.crc = !!(ctrl & IWTCP_MPA_HDR_C);
 	tmp.reject = type == IWTCP_MPA_REPLY && (ctrl & IWTCP_MPA_HDR_R);
 	tmp.enhanced = tmp.rev >= IWTCP_MPA_REV_2 && (ctrl & IWTCP_MPA_HDR_S);
+	tmp.large = !!(ctrl & IWTCP_MPA_HDR_G);
 	if (tmp.enhanced) {
 		ret = parse_v2(&tmp);
 		if (ret)
@@ -169,6 +170,8 @@ static u32 ctrl_word(enum iwtcp_mpa_frame_type type,
 		ctrl |= IWTCP_MPA_HDR_R;
 	if (f->enhanced)
 		ctrl |= IWTCP_MPA_HDR_S;
+	if (f->large)
+		ctrl |= IWTCP_MPA_HDR_G;
 	return ctrl;
 }
 
@@ -301,6 +304,7 @@ int iwtcp_mpa_init_request(const struct iwtcp_mpa_settings *s,
 	req->markers = s->markers == IWTCP_MPA_REQUIRED;
 	req->crc = s->crc != IWTCP_MPA_OFF;
 	req->enhanced = s->enhanced;
+	req->large = s->large_fpdu;
 	if (s->enhanced) {
 		req->p2p = s->p2p;
 		req->rtr = s->p2p ? s->rtr_types : 0;
@@ -404,6 +408,8 @@ static int resp_enhanced(const struct iwtcp_mpa_settings *s,
  * enhanced Request gets an enhanced Reply, an unenhanced one an unenhanced
  * Reply (RFC 6581 10). IRD/ORD per RFC 6581 9.1, A and RTR flags per 9.2:
  * the Reply offers the RTR types both sides support, else all of ours.
+ * G (IWTCP_MPA_HDR_G) with @s->large_fpdu; large FPDUs go out when the
+ * Request had G too.
  *
  * Context: Any context.
  * Return:
@@ -441,6 +447,9 @@ int iwtcp_mpa_negotiate_request(const struct iwtcp_mpa_settings *s,
 	res->crc = req->crc || rep->crc;
 	res->markers_tx = req->markers;
 	res->markers_rx = rep->markers;
+	/* siw's G bit: each side says it takes FPDUs beyond the MSS */
+	rep->large = s->large_fpdu;
+	res->large_tx = s->large_fpdu && req->large;
 	res->ird = s->ird;
 	res->ord = s->ord;
 	if (req->enhanced)
@@ -516,7 +525,8 @@ no_rtr:
  * @res: the outcome for the local endpoint; peer_ird and peer_ord are set
  *	for an enhanced Reply even when it rejects (RFC 6581 9.1), and crc,
  *	markers_tx and markers_rx are the framing of the TERM a responder
- *	may send after its Reject (the framing it would have used)
+ *	may send after its Reject (the framing it would have used);
+ *	large_tx when our Request and the Reply both had G
  *
  * Context: Any context.
  * Return:
@@ -570,6 +580,7 @@ int iwtcp_mpa_negotiate_reply(const struct iwtcp_mpa_settings *s,
 		return -EPROTO;
 	res->rev = rep->rev;
 	res->enhanced = rep->enhanced;
+	res->large_tx = req.large && rep->large;
 	if (rep->enhanced) {
 		res->peer_ird = rep->ird;
 		res->peer_ord = rep->ord;

@@ -65,6 +65,8 @@ enum iwtcp_mpa_rtr {
  * @ird: local IRD: inbound RDMA Reads the endpoint can hold, at most
  *	IWTCP_MPA_IRD_ORD_MAX; IWTCP_MPA_IRD_ORD_MAX means "the ULP decides"
  * @ord: local ORD: outbound RDMA Reads the ULP wants, same range
+ * @large_fpdu: set G (IWTCP_MPA_HDR_G) in our frame, and send FPDUs of up
+ *	to IWTCP_MPA_LARGE_FPDU octets when the peer's frame has G
  */
 struct iwtcp_mpa_settings {
 	u8 revision;
@@ -76,6 +78,7 @@ struct iwtcp_mpa_settings {
 	u8 rtr_types;
 	u16 ird;
 	u16 ord;
+	bool large_fpdu;
 };
 
 /**
@@ -91,6 +94,8 @@ struct iwtcp_mpa_settings {
  *	frame with A=0 has none (RFC 6581 9.2: then ignored)
  * @ird: IRD (RFC 6581 9.1); valid if @enhanced
  * @ord: ORD (RFC 6581 9.1); valid if @enhanced
+ * @large: G bit: the sender takes FPDUs beyond the MSS (siw's
+ *	MPA_RR_FLAG_GSO_EXP, a reserved bit of RFC 5044 7.1.1)
  * @pd_len: ULP private data octets, without the IRD/ORD word
  * @pd: ULP private data; a parsed frame points into the parsed buffer
  */
@@ -104,6 +109,7 @@ struct iwtcp_mpa_frame {
 	u8 rtr;
 	u16 ird;
 	u16 ord;
+	bool large;
 	u16 pd_len;
 	const u8 *pd;
 };
@@ -122,6 +128,8 @@ struct iwtcp_mpa_frame {
  * @ord: local ORD to apply; the local setting when left unchanged
  * @peer_ird: IRD the peer sent, for the ULP (RFC 6581 9.1)
  * @peer_ord: ORD the peer sent, for the ULP (RFC 6581 9.1)
+ * @large_tx: send FPDUs of up to IWTCP_MPA_LARGE_FPDU octets: both
+ *	frames had G
  * @term: on failure, the MPA error code to send in a TERMINATE (layer
  *	IWTCP_TERM_LAYER_LLP, type IWTCP_TERM_MPA, RFC 6581 8), else 0
  */
@@ -137,6 +145,7 @@ struct iwtcp_mpa_result {
 	u16 ord;
 	u16 peer_ird;
 	u16 peer_ord;
+	bool large_tx;
 	u8 term;
 };
 

@@ -589,16 +589,26 @@ static int tx_add_payload(struct iwtcp_qp *qp, u32 len)
 }
 
 /* Build the next FPDU of a Send, Write or Read Response. */
+/*
+ * Wire octets of one FPDU: RFC 5044 4.5, the current MSS; a peer that
+ * set G takes larger FPDUs, which TCP then segments.
+ */
+static u32 tx_emss(struct iwtcp_qp *qp)
+{
+	if (qp->tx->st.large)
+		return IWTCP_MPA_LARGE_FPDU;
+	return READ_ONCE(tcp_sk(qp->sk)->mss_cache);
+}
+
 static int tx_build_data(struct iwtcp_qp *qp)
 {
 	struct iwtcp_tx *tx = qp->tx;
-	u32 mss = READ_ONCE(tcp_sk(qp->sk)->mss_cache);
+	u32 mss = tx_emss(qp);
 	u8 hdr[TX_HDR_MAX];
 	u32 hdr_len, room, paylen;
 	bool last;
 	int rv;
 
-	/* RFC 5044 4.5: FPDUs follow the current MSS */
 	room = iwtcp_fpdu_mulpdu(mss, tx->st.markers) -
 	       (tx->kind == TX_SQ && tx->sqe.opcode != SIW_OP_WRITE ?
 		sizeof(struct iwtcp_ddp_untagged_hdr) :
@@ -678,7 +688,7 @@ static int tx_build(struct iwtcp_qp *qp)
 static int tx_build_batch(struct iwtcp_qp *qp)
 {
 	struct iwtcp_tx *tx = qp->tx;
-	u32 mss = READ_ONCE(tcp_sk(qp->sk)->mss_cache);
+	u32 mss = tx_emss(qp);
 	u32 nbv, wire_len, scratch_used;
 	int rv;
 

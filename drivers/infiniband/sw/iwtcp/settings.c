@@ -15,18 +15,19 @@
  * module parameters of the same names are the values a new device starts
  * with (changing one later does not touch existing devices).
  *
- * ============ ============================ =============================
- * file         values                       default
- * ============ ============================ =============================
- * mpa_revision 1 (RFC 5044) or 2 (RFC 6581) 2
- * mpa_enhanced 0 or 1: RFC 6581 IRD/ORD word 1
- * mpa_crc      off, on, required            on
- * mpa_markers  off, on, required            on (honoured, not requested)
- * mpa_p2p      0 or 1: peer-to-peer model    1
- * mpa_rtr      any of send, write, read     send write read
- * mpa_ird      0 to 128: inbound Reads       128
- * mpa_ord      0 to 128: outbound Reads      128
- * ============ ============================ =============================
+ * ============== ============================= =============================
+ * file           values                        default
+ * ============== ============================= =============================
+ * mpa_revision   1 (RFC 5044) or 2 (RFC 6581)  2
+ * mpa_enhanced   0 or 1: RFC 6581 IRD/ORD word 1
+ * mpa_crc        off, on, required             on
+ * mpa_markers    off, on, required             on (honoured, not requested)
+ * mpa_p2p        0 or 1: peer-to-peer model    1
+ * mpa_rtr        any of send, write, read      send write read
+ * mpa_ird        0 to 128: inbound Reads       128
+ * mpa_ord        0 to 128: outbound Reads      128
+ * mpa_large_fpdu 0 or 1: FPDUs beyond the MSS  0
+ * ============== ============================= =============================
  *
  * CRC "on" sends C=1; "off" sends C=0 and follows the peer; "required"
  * is "on" (C=1 in either frame makes CRCs mandatory both ways, RFC 5044
@@ -34,7 +35,12 @@
  * (RFC 5044 4.3); "required" also asks the peer (M=1); "off" refuses a
  * peer that asks, which RFC 5044 does not allow: it exists for peers
  * that break on markers. mpa_rtr lists the RTR types (RFC 6581 9.2) the
- * device offers as initiator and accepts as responder.
+ * device offers as initiator and accepts as responder. mpa_large_fpdu
+ * sets the G bit the kernel's siw uses (MPA_RR_FLAG_GSO_EXP, a reserved
+ * bit of RFC 5044 7.1.1): this side takes FPDUs larger than the MSS, and
+ * sends FPDUs of up to 32 KiB when the peer's frame has G too, letting
+ * TCP segment them (RFC 5044 4.5 asks senders to align FPDUs with TCP
+ * segments; peers that set G waive it).
  *
  * A write that would leave an inconsistent set fails with EINVAL: the
  * enhanced word needs revision 2 and at least one RTR type, peer-to-peer
@@ -76,6 +82,7 @@ enum setting {
 	SET_RTR,
 	SET_IRD,
 	SET_ORD,
+	SET_LARGE_FPDU,
 };
 
 static int parse_rtr(const char *buf, u8 *rtr)
@@ -127,12 +134,15 @@ static int setting_parse(struct iwtcp_mpa_settings *s, enum setting which,
 		return parse_rtr(buf, &s->rtr_types);
 	case SET_ENHANCED:
 	case SET_P2P:
+	case SET_LARGE_FPDU:
 		if (kstrtobool(buf, &b))
 			return -EINVAL;
 		if (which == SET_ENHANCED)
 			s->enhanced = b;
-		else
+		else if (which == SET_P2P)
 			s->p2p = b;
+		else
+			s->large_fpdu = b;
 		return 0;
 	default:
 		break;
@@ -173,6 +183,8 @@ static int setting_show(const struct iwtcp_mpa_settings *s,
 		return sysfs_emit(buf, "%u\n", s->ird);
 	case SET_ORD:
 		return sysfs_emit(buf, "%u\n", s->ord);
+	case SET_LARGE_FPDU:
+		return sysfs_emit(buf, "%d\n", s->large_fpdu);
 	case SET_RTR:
 		for (i = 0; i < ARRAY_SIZE(rtr_name); i++)
 			if (s->rtr_types & rtr_name[i].bit)
@@ -244,6 +256,9 @@ module_param_cb(mpa_ird, &setting_param_ops, (void *)SET_IRD, 0644);
 MODULE_PARM_DESC(mpa_ird, "IRD limit of new devices, 0-128 (default 128)");
 module_param_cb(mpa_ord, &setting_param_ops, (void *)SET_ORD, 0644);
 MODULE_PARM_DESC(mpa_ord, "ORD limit of new devices, 0-128 (default 128)");
+module_param_cb(mpa_large_fpdu, &setting_param_ops, (void *)SET_LARGE_FPDU,
+		0644);
+MODULE_PARM_DESC(mpa_large_fpdu, "FPDUs beyond the MSS with peers that take them, on new devices (default 0)");
 
 /**
  * iwtcp_settings_defaults() - the settings a new device starts with
@@ -342,6 +357,7 @@ IWTCP_SETTING_ATTR(mpa_p2p, SET_P2P);
 IWTCP_SETTING_ATTR(mpa_rtr, SET_RTR);
 IWTCP_SETTING_ATTR(mpa_ird, SET_IRD);
 IWTCP_SETTING_ATTR(mpa_ord, SET_ORD);
+IWTCP_SETTING_ATTR(mpa_large_fpdu, SET_LARGE_FPDU);
 
 static struct attribute *iwtcp_settings_attrs[] = {
 	&setting_mpa_revision.attr.attr,
@@ -352,6 +368,7 @@ static struct attribute *iwtcp_settings_attrs[] = {
 	&setting_mpa_rtr.attr.attr,
 	&setting_mpa_ird.attr.attr,
 	&setting_mpa_ord.attr.attr,
+	&setting_mpa_large_fpdu.attr.attr,
 	NULL
 };
 
