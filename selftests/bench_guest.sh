@@ -128,20 +128,27 @@ rdma_suite() {
 }
 
 # iwtcp's framing variants at 64 KiB: CRC and markers on and off (the
-# default run is CRC on, markers off).
+# default run is CRC on, markers off), and FPDUs of up to 32 KiB (siw's G
+# bit, mpa_large_fpdu) with CRC on and off.
 iwtcp_variants() {
-	local v crc markers t dev
+	local v crc markers large t dev
 
-	for v in "on required" "off off" "off required"; do
-		read -r crc markers <<<"$v"
+	for v in "on required 0" "off off 0" "off required 0" "on off 1" \
+		 "off off 1"; do
+		read -r crc markers large <<<"$v"
 		for dev in iwtcp_a iwtcp_b; do
 			echo "$crc" >"/sys/class/infiniband/$dev/mpa_crc"
 			echo "$markers" >"/sys/class/infiniband/$dev/mpa_markers"
+			echo "$large" >"/sys/class/infiniband/$dev/mpa_large_fpdu"
 		done
 		variant="crc-$crc/markers-${markers/required/on}"
+		((large)) && variant+=/large
 		for t in ib_write_bw ib_read_bw ib_send_bw; do
 			bw "$t" 65536 1
 		done
+	done
+	for dev in iwtcp_a iwtcp_b; do
+		echo 0 >"/sys/class/infiniband/$dev/mpa_large_fpdu"
 	done
 	variant=default
 }
