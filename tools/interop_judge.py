@@ -27,105 +27,15 @@ OUT/wire.tsv (per case: port, verdict, decoded Request and Reply).
 Expert warnings are not failures: Wireshark 4.0 knows RFC 5044 only and
 warns about Rev 2 and the S bit of every RFC 6581 frame.
 """
-import collections
 import os
 import re
 import subprocess
 import sys
 
-TSHARK = ["tshark", "-n", "--disable-protocol", "rpcordma",
-          "--disable-protocol", "smb_direct"]
-FIELDS = ["frame.number", "tcp.srcport", "tcp.dstport", "tcp.stream",
-          "tcp.len", "iwarp_mpa.key.req", "iwarp_mpa.key.rep",
-          "iwarp_mpa.marker_flag", "iwarp_mpa.crc_flag",
-          "iwarp_mpa.rej_flag", "iwarp_mpa.res", "iwarp_mpa.rev",
-          "iwarp_mpa.privatedata", "iwarp_mpa.ulpdulength",
-          "iwarp_rdma.opcode", "_ws.malformed", "_ws.expert.severity",
-          "_ws.expert.message"]
-PI_ERROR = 0x00800000
+from iwarp_tshark import (decode_frame, dumpcap_drops, frame_errors,
+                          load_crc, load_frames, occurrences, show)
+
 KEEP_PACKETS = 300
-
-
-def tshark(args):
-    p = subprocess.run(TSHARK + args, stdout=subprocess.PIPE,
-                       stderr=subprocess.DEVNULL, text=True, check=False)
-    if p.returncode:
-        sys.exit(f"interop_judge: tshark {' '.join(args)} failed")
-    return p.stdout
-
-
-def flag(v):
-    return "1" if v in ("1", "True", "true") else "0"
-
-
-def decode_frame(f):
-    """MPA Request/Reply fields as the case keys name them."""
-    d = {"M": flag(f["iwarp_mpa.marker_flag"]),
-         "C": flag(f["iwarp_mpa.crc_flag"]),
-         "R": flag(f["iwarp_mpa.rej_flag"]),
-         "rev": f["iwarp_mpa.rev"]}
-    res = int(f["iwarp_mpa.res"] or "0", 16)
-    d["S"] = "1" if res & 0x10 else "0"
-    pd = f["iwarp_mpa.privatedata"].replace(":", "")
-    if d["S"] == "1" and len(pd) >= 8:
-        w = int(pd[:8], 16)
-        d["A"] = "1" if w & 0x80000000 else "0"
-        rtr = ""
-        if d["A"] == "1":
-            rtr += "B" if w & 0x40000000 else ""
-            rtr += "C" if w & 0x00008000 else ""
-            rtr += "D" if w & 0x00004000 else ""
-        d["rtr"] = rtr or "-"
-        d["ird"] = str((w >> 16) & 0x3fff)
-        d["ord"] = str(w & 0x3fff)
-    else:
-        d["A"] = "0"
-        d["rtr"] = "-"
-    return d
-
-
-def show(d):
-    if d is None:
-        return "none"
-    s = f"rev {d['rev']} M{d['M']} C{d['C']} R{d['R']} S{d['S']}"
-    if "ird" in d:
-        s += f" A{d['A']} rtr {d['rtr']} IRD {d['ird']} ORD {d['ord']}"
-    return s
-
-
-def load_frames(cap):
-    rows = collections.defaultdict(list)
-    args = ["-r", cap, "-T", "fields", "-E", "separator=/t",
-            "-E", "occurrence=a", "-E", "aggregator=|"]
-    for name in FIELDS:
-        args += ["-e", name]
-    for line in tshark(args).splitlines():
-        v = line.split("\t")
-        v += [""] * (len(FIELDS) - len(v))
-        f = dict(zip(FIELDS, v))
-        for port in {f["tcp.srcport"], f["tcp.dstport"]}:
-            rows[port].append(f)
-    return rows
-
-
-def load_crc(cap):
-    """Good and bad CRC checks per TCP port, from the detail text."""
-    good = collections.Counter()
-    bad = collections.Counter()
-    ports = ()
-    text = tshark(["-r", cap, "-O", "iwarp_mpa", "-Y", "iwarp_mpa.crc_check"])
-    for line in text.splitlines():
-        m = re.match(r"Transmission Control Protocol, Src Port: (\d+), "
-                     r"Dst Port: (\d+)", line)
-        if m:
-            ports = m.groups()
-        elif "Good CRC32" in line:
-            for p in ports:
-                good[p] += 1
-        elif "Bad CRC32" in line:
-            for p in ports:
-                bad[p] += 1
-    return good, bad
 
 
 def judge(case, frames, good, bad):
@@ -151,16 +61,11 @@ def judge(case, frames, good, bad):
                 got = d.get(key[2:], "absent")
                 if got != val:
                     problems.append(f"{key} is {got}, expected {val}")
-    for f in frames:
-        sev = [int(s) for s in f["_ws.expert.severity"].split("|") if s]
-        if f["_ws.malformed"] or any(s >= PI_ERROR for s in sev):
-            problems.append(f"frame {f['frame.number']}: malformed or "
-                            f"expert error: {f['_ws.expert.message']}")
+    problems += frame_errors(frames)
     if bad[port] != int(want.get("badcrc", "0")):
         problems.append(f"{bad[port]} FPDUs with a bad CRC, expected "
                         f"{want.get('badcrc', '0')}")
-    fpdus = sum(len([x for x in f["iwarp_mpa.ulpdulength"].split("|") if x])
-                for f in frames)
+    fpdus = sum(occurrences(f["iwarp_mpa.ulpdulength"]) for f in frames)
     ddp = sum(1 for f in frames if f["iwarp_rdma.opcode"])
     if want.get("crc") == "1" and good[port] + bad[port] < fpdus:
         problems.append(f"{fpdus} FPDUs, only {good[port]} CRCs checked good")
@@ -202,14 +107,7 @@ def main():
         tap.append(f"{'ok' if ok else 'not ok'} {n} {name}")
         tap.extend(f"# {d}" for d in diag)
 
-    dlog = os.path.join(out, "a", "dumpcap.log")
-    drops = None
-    if os.path.exists(dlog):
-        for line in open(dlog):
-            m = re.search(r"received/dropped on interface .*: (\d+)/(\d+)",
-                          line)
-            if m:
-                drops = int(m.group(2))
+    drops = dumpcap_drops(os.path.join(out, "a", "dumpcap.log"))
     have_cap = os.path.exists(cap)
     result(have_cap and drops == 0, "wire: capture complete (no packet "
            "dropped)", [f"dumpcap: {drops} dropped" if drops is not None

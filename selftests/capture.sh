@@ -1,0 +1,188 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Wireshark as judge of iwtcp-to-iwtcp traffic. For each CRC x markers
+# setting (both devices), dumpcap on veth_a in ns1 captures perftest
+# ib_send_bw and ib_write_bw (rdma_cm, 20 messages each) from ns1 to ns2;
+# capture_judge.py decodes it in the guest with tshark's iwarp_mpa and
+# iwarp_ddp_rdmap dissectors (helpers shared with tools/interop_judge.py
+# in tools/iwarp_tshark.py). A case fails unless: dumpcap dropped nothing;
+# each connection has one MPA Request and one Reply, with the M and C flags
+# of the setting; no frame is malformed or has an expert error; with CRC
+# every FPDU's CRC checks good, without it none is checked; DDP headers
+# are decoded, one per FPDU (with markers: once Wireshark removed them);
+# per direction, the DDP segments decoded equal the sender's tx_fpdus and
+# the receiver's rx_fpdus (ports/1/hw_counters).
+# Runs in the guest; topology: lib.sh's two hosts, servers on 192.0.2.2.
+# CAPTURE_KEEP=DIR keeps each case's capture and dumpcap log there.
+
+# shellcheck disable=SC2317 # the cases are called through ktap_run
+set -euo pipefail
+
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+source "$(dirname "$0")/lib.sh"
+
+JUDGE=$(dirname "$0")/capture_judge.py
+
+require_cmd ip rdma ss dumpcap tshark python3 ib_send_bw ib_write_bw timeout
+modinfo iwtcp >/dev/null 2>&1 || ktap_skip_all "module iwtcp not installed"
+
+out=$(mktemp -d)
+ports_from 7800
+MARK_PORT=7899
+
+test_cleanup() {
+	rm -rf "$out"
+}
+
+defaults() {
+	set_both mpa_crc on
+	set_both mpa_markers on
+}
+
+# The FPDU counters of both devices: "A_TX A_RX B_TX B_RX".
+counters() {
+	local d c f v=()
+
+	for d in iwtcp_a iwtcp_b; do
+		for c in tx_fpdus rx_fpdus; do
+			f=/sys/class/infiniband/$d/ports/1/hw_counters/$c
+			[[ -r $f ]] || { echo "# no $f" >&2; return 1; }
+			v+=("$(cat "$f")")
+		done
+	done
+	echo "${v[*]}"
+}
+
+# No TCP connection on the case's ports left open in either namespace
+# (TIME-WAIT aside): the devices have counted all they will count.
+ports_quiet() {
+	local p ns
+
+	for ns in "$ns1" "$ns2"; do
+		for p in "$@"; do
+			ip netns exec "$ns" ss -tanH "( sport = :$p or dport = :$p )" |
+				grep -vE '^(LISTEN|TIME-WAIT) ' | grep -q . && return 1
+		done
+	done
+	return 0
+}
+
+# _marked CAP WORD: send a UDP datagram carrying WORD from ns1; true once
+# dumpcap has written one to CAP.
+_marked() {
+	ip netns exec "$ns1" bash -c "echo $2 >/dev/udp/192.0.2.2/$MARK_PORT"
+	grep -qa "$2" "$1"
+}
+
+# mark CAP WORD: wait until a datagram carrying WORD is in CAP. Packets
+# leave the capture ring in order: at the start, the capture is running;
+# at the end, every packet sent before the mark is in the file.
+mark() {
+	wait_for 60 _marked "$1" "$2"
+}
+
+# transfers PORT1 PORT2: ib_send_bw on PORT1 and ib_write_bw on PORT2 at
+# once, servers in ns2, clients in ns1 (rdma_cm, two connections each),
+# 20 messages of 16 full FPDUs each: with markers at EMSS 1024, MULPDU is
+# 1010 (RFC 5044 4.5), less the DDP/RDMAP header, 18 octets untagged
+# (Send), 14 tagged (Write). Results on stderr.
+transfers() {
+	local t p pids=() rc=0 ports=("$@")
+	local tools=(ib_send_bw ib_write_bw) sizes=($((16 * 992)) $((16 * 996)))
+
+	for t in 0 1; do
+		timeout 120 ip netns exec "$ns2" "${tools[t]}" -F -R -n 20 \
+			-s "${sizes[t]}" -p "${ports[t]}" >"$out/${tools[t]}.s" 2>&1 &
+		pids+=($!)
+	done
+	for p in "${ports[@]}"; do
+		port=$p
+		wait_listen
+	done
+	for t in 0 1; do
+		timeout 120 ip netns exec "$ns1" "${tools[t]}" -F -R -n 20 \
+			-s "${sizes[t]}" -p "${ports[t]}" 192.0.2.2 \
+			>"$out/${tools[t]}.c" 2>&1 &
+		pids+=($!)
+	done
+	for p in "${pids[@]}"; do
+		wait "$p" || rc=$?
+	done
+	for t in "${tools[@]}"; do
+		if ((rc)); then
+			sed "s/^/# $t client: /" "$out/$t.c" >&2
+			sed "s/^/# $t server: /" "$out/$t.s" >&2
+		else
+			grep -A2 '#bytes' "$out/$t.c" | grep -E '^ *[0-9]' |
+				sed "s/^/# $t: /" >&2
+		fi
+	done
+	return "$rc"
+}
+
+# capture_case CRC MARKERS NAME: CRC and markers (1/0) set on both
+# devices, a capture of an ib_send_bw and an ib_write_bw run, judged.
+capture_case() {
+	local crc=$1 markers=$2 cap=$out/$3.pcapng log=$out/$3.dumpcap
+	local p1 p2 dpid before after a b deltas t0=$SECONDS
+
+	if ((crc)); then set_both mpa_crc on; else set_both mpa_crc off; fi
+	# Markers "on" honours a peer's M=1 without asking (M=0).
+	if ((markers)); then
+		set_both mpa_markers required
+	else
+		set_both mpa_markers on
+	fi
+	next_port
+	p1=$port
+	next_port
+	p2=$port
+	# A buffer for all of the case: under TCG, dumpcap falls behind.
+	ip netns exec "$ns1" dumpcap -q -i veth_a -B 64 \
+		-f "tcp port $p1 or tcp port $p2 or udp port $MARK_PORT" \
+		-w "$cap" 2>"$log" &
+	dpid=$!
+	mark "$cap" "iwtcp-capture-start-$p1"
+	echo "# capturing after $((SECONDS - t0)) s" >&2
+	before=$(counters)
+	transfers "$p1" "$p2"
+	wait_for 60 ports_quiet "$p1" "$p2"
+	mark "$cap" "iwtcp-capture-end-$p1"
+	after=$(counters)
+	read -ra b <<<"$before"
+	read -ra a <<<"$after"
+	deltas="$((a[0] - b[0])) $((a[1] - b[1]))"
+	deltas+=" $((a[2] - b[2])) $((a[3] - b[3]))"
+	kill -INT "$dpid"
+	wait "$dpid" || true
+	sed 's/^/# dumpcap: /' "$log" >&2
+	echo "# transfers done after $((SECONDS - t0)) s" >&2
+	[[ -z ${CAPTURE_KEEP:-} ]] || cp "$cap" "$log" "$CAPTURE_KEEP/"
+	python3 "$JUDGE" "$cap" "$log" "$crc" "$markers" "$deltas" "$p1" "$p2"
+	echo "# judged after $((SECONDS - t0)) s" >&2
+}
+
+crc_on_markers_on() { capture_case 1 1 "${FUNCNAME[0]}"; }
+crc_on_markers_off() { capture_case 1 0 "${FUNCNAME[0]}"; }
+crc_off_markers_on() { capture_case 0 1 "${FUNCNAME[0]}"; }
+crc_off_markers_off() { capture_case 0 0 "${FUNCNAME[0]}"; }
+
+tests=(crc_on_markers_on crc_on_markers_off crc_off_markers_on
+	crc_off_markers_off)
+
+ktap_plan "${#tests[@]}"
+setup_two_hosts
+# Wireshark 4.0's MPA dissector finds markers only in an FPDU that starts
+# its TCP segment and fills it (it places them from the segment's sequence
+# number and length). iwtcp sizes FPDUs to the MSS (RFC 5044 4.5) but
+# kernel TCP cuts the stream where it likes: one MSS per packet (no GSO
+# super-packets) and an EMSS of 1024 (MTU 1076, timestamps on), where
+# a full FPDU with its markers is always 1024 octets (two markers in any
+# 1024 octets of stream), keep full FPDUs on segment boundaries.
+ip -n "$ns1" link set veth_a mtu 1076 gso_max_segs 1
+ip -n "$ns2" link set veth_b mtu 1076 gso_max_segs 1
+defaults
+ktap_run_timed tests defaults
+defaults
+ktap_finish
