@@ -230,7 +230,7 @@ fallback_to_unenhanced() {
 # TCP socket may hold that port. With nine in ten of ns1's ephemeral
 # ports bound by plain TCP sockets, 20 connects in a row all succeed.
 ports_held_by_tcp() {
-	local range holder
+	local range holder rc=0
 
 	range=$(ip netns exec "$ns1" sysctl -n net.ipv4.ip_local_port_range)
 	ip netns exec "$ns1" sysctl -qw net.ipv4.ip_local_port_range="41000 41999"
@@ -246,13 +246,19 @@ print("holding", len(held), flush=True)
 time.sleep(300)' >"$out/hold" 2>&1 &
 	holder=$!
 	track_pid "$holder"
-	wait_for 10 grep -q "holding 900" "$out/hold"
-	serve accept 8 8 20
-	client established 8 8 20 >"$out/client"
-	server_ok
-	grep -q "cycles 20" "$out/client"
+	# 900 binds take a while in a loaded TCG guest. Whatever happens,
+	# the holder goes and the port range comes back for later cases.
+	if wait_for 60 grep -q "holding 900" "$out/hold" &&
+	   serve accept 8 8 20; then
+		client established 8 8 20 >"$out/client" || rc=$?
+		server_ok || rc=$?
+		grep -q "cycles 20" "$out/client" || rc=1
+	else
+		rc=1
+	fi
 	kill "$holder"
 	ip netns exec "$ns1" sysctl -qw net.ipv4.ip_local_port_range="$range"
+	return "$rc"
 }
 
 cycles() {

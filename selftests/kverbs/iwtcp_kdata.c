@@ -1053,9 +1053,15 @@ static void kd_inflight(struct net *net1, bool disc)
 		if (!ok)
 			kd_diag("server RECV", r);
 	}
+	/*
+	 * No count is compared with nsent: a SEND whose octets were all in
+	 * the socket when the drain moved the QP to ERROR may complete with
+	 * a flush and still arrive (a flushed work request may have been
+	 * executed), and one completed with success may die in TCP.
+	 */
 	pr_info("# %s: server received %d SENDs\n", how, nrecv);
 	snprintf(name, sizeof(name), "%s: server's receives complete once, data intact", how);
-	kd_check(ok && nrecv <= nsent, name);
+	kd_check(ok, name);
 out:
 	kd_teardown("rdma_disconnect: both sides see DISCONNECTED");
 }
