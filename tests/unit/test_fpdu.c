@@ -304,7 +304,9 @@ static u32 rnd(void)
 static void stream_round_trip(u32 start, bool markers, bool crc)
 {
 	enum { N = 60, MAXU = 3000 };
-	struct iwtcp_fpdu_stream tx = { start, markers, crc };
+	struct iwtcp_fpdu_stream tx = {
+		.off = start, .markers = markers, .crc = crc,
+	};
 	struct iwtcp_fpdu_stream rx = tx;
 	static u8 ulpdu[N][MAXU], out[MAXU];
 	static u8 wire[N * (MAXU + 64)];

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <setjmp.h>
 #include <cmocka.h>
 
@@ -61,6 +62,7 @@ static void rnd_settings(struct iwtcp_mpa_settings *s)
 {
 	static const u16 v[] = { 0, 1, 2, 16, 0x3ffe, 0x3fff };
 
+	memset(s, 0, sizeof(*s));
 	s->revision = 1 + rnd() % 2;
 	s->enhanced = s->revision == 2 && rnd() % 2;
 	s->crc = rnd() % 3;
@@ -70,6 +72,7 @@ static void rnd_settings(struct iwtcp_mpa_settings *s)
 	s->rtr_types = 1 + rnd() % 7;
 	s->ird = v[rnd() % 6];
 	s->ord = v[rnd() % 6];
+	s->large_fpdu = rnd() % 2;
 }
 
 static int check_mpa(const u8 *b, size_t len, int type)
