@@ -635,6 +635,19 @@ static __u32 next_seed(void)
 	return ++n * 0x9e3779b9u;
 }
 
+/*
+ * The source buffer is the application's again once the work request
+ * completed: scribble over it before the peer checks what arrived
+ * (zero-copy transmit must not complete while TCP still needs it).
+ */
+static void scribble(const struct ibv_sge *sg, int n)
+{
+	int k;
+
+	for (k = 0; k < n; k++)
+		memset((void *)(uintptr_t)sg[k].addr, 0xee, sg[k].length);
+}
+
 static int write_case(__u32 seed, __u32 off, __u32 size)
 {
 	struct msg m = { .op = OP_CHECK_WRITE, .seed = seed,
@@ -646,6 +659,7 @@ static int write_case(__u32 seed, __u32 off, __u32 size)
 	if (post_rdma(IBV_WR_RDMA_WRITE, &sg, t.peer.addr + m.off,
 		      t.peer.rkey, WR_OP) || complete(t.scq, WR_OP, &wc))
 		return -1;
+	scribble(&sg, 1);
 	return request(&m);
 }
 
@@ -697,6 +711,7 @@ static int send_case(__u32 seed, __u32 off, __u32 size, int nsg,
 		memset(t.big + off, 0, size);
 	if (complete(t.scq, WR_OP, &wc))
 		return -1;
+	scribble(sg, nsg);
 	return wait_reply();
 }
 
