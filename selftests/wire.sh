@@ -125,19 +125,27 @@ term_case() {
 
 # --- RFC 5044 8: MPA (LLP) errors, layer 2 ---------------------------------
 
-# The victim counts the bad CRC and its TERMINATE (stats.c).
-badcrc() {
-	local c=/sys/class/infiniband/iwtcp_b/ports/1/hw_counters crc0 term0
+# counted COUNTER N COMMAND...: COMMAND passes, and the victim's port
+# counter COUNTER (stats.c) grew by exactly N meanwhile.
+counted() {
+	local c=/sys/class/infiniband/iwtcp_b/ports/1/hw_counters/$1 n=$2 v0
 
-	crc0=$(cat "$c/rx_crc_errors")
-	term0=$(cat "$c/tx_terms")
-	term_case badcrc 2 0 0x2 crc
-	(($(cat "$c/rx_crc_errors") == crc0 + 1 &&
-	  $(cat "$c/tx_terms") == term0 + 1))
+	shift 2
+	v0=$(cat "$c")
+	"$@"
+	(($(cat "$c") == v0 + n)) ||
+		{ echo "# ${c##*/}: $v0 -> $(cat "$c"), expected +$n" >&2; return 1; }
 }
-badmarker() { term_case badmarker 2 0 0x3 crc markers; }
+
+# The victim counts the bad CRC or marker and its TERMINATE.
+badcrc() {
+	counted rx_crc_errors 1 counted tx_terms 1 term_case badcrc 2 0 0x2 crc
+}
+badmarker() {
+	counted rx_marker_errors 1 term_case badmarker 2 0 0x3 crc markers
+}
 # ULPDU_Length 65535: with markers FPDUPTR cannot reach the header
-bigfpdu() { term_case bigfpdu 2 0 0x3 markers; }
+bigfpdu() { counted rx_marker_errors 1 term_case bigfpdu 2 0 0x3 markers; }
 
 # --- RFC 6581 9.2 and RFC 5044 8: a first FPDU that is no RTR -------------
 
@@ -153,7 +161,10 @@ startup_term() {
 }
 
 # A Write RTR whose CRC fails: a CRC error, not "no matching RTR"
-rtr_badcrc() { startup_term rtr_badcrc 0x2 crc; }
+rtr_badcrc() {
+	counted rx_crc_errors 1 counted tx_terms 1 \
+		startup_term rtr_badcrc 0x2 crc
+}
 # A Send with data in place of the RTR
 rtr_send() { startup_term rtr_send 0x7; }
 

@@ -48,6 +48,7 @@
 #include "qp_dp.h"
 #include "rdmap.h"
 #include "settings.h"
+#include "stats.h"
 
 static unsigned int mpa_timeout = 10;
 module_param(mpa_timeout, uint, 0644);
@@ -312,8 +313,13 @@ static void cep_detach_sock(struct iwtcp_cep *cep)
 	cep_put(cep);
 }
 
-static void cep_event(struct iwtcp_cep *cep, enum iw_cm_event_type type,
-		      int status, const void *pd, u8 pd_len)
+/*
+ * Hand iw_cm an event. It fails (-ENOMEM) only when iw_cm is out of work
+ * items or cannot copy the private data of a CONNECT_REQUEST or
+ * CONNECT_REPLY; the event is lost then.
+ */
+static int cep_event(struct iwtcp_cep *cep, enum iw_cm_event_type type,
+		     int status, const void *pd, u8 pd_len)
 {
 	struct iw_cm_event event = {
 		.event = type,
@@ -324,7 +330,7 @@ static void cep_event(struct iwtcp_cep *cep, enum iw_cm_event_type type,
 	struct iw_cm_id *cm_id = cep->cm_id;
 
 	if (!cm_id)
-		return;
+		return 0;
 	/* RFC 6581 9.1: the ULP learns the peer's IRD and ORD. */
 	event.ird = min_t(u32, cep->result.enhanced ? cep->result.peer_ird :
 			  cep->result.ird, U8_MAX);
@@ -332,7 +338,7 @@ static void cep_event(struct iwtcp_cep *cep, enum iw_cm_event_type type,
 			  cep->result.ord, U8_MAX);
 	event.local_addr = cm_id->m_local_addr;
 	event.remote_addr = cm_id->m_remote_addr;
-	cm_id->event_handler(cm_id, &event);
+	return cm_id->event_handler(cm_id, &event);
 }
 
 static void cep_drop_cm_id(struct iwtcp_cep *cep)
@@ -424,9 +430,23 @@ static void cep_established_work(struct iwtcp_cep *cep);
 static void cep_established(struct iwtcp_cep *cep, enum iw_cm_event_type ev,
 			    const void *pd, u8 pd_len)
 {
+	int rv;
+
 	cep_timer_stop(cep);
 	cep_set_state(cep, CEP_ESTABLISHED);
-	cep_event(cep, ev, 0, pd, pd_len);
+	rv = cep_event(cep, ev, 0, pd, pd_len);
+	if (rv && ev == IW_CM_EVENT_CONNECT_REPLY) {
+		/*
+		 * The reply is lost with its private data: rather than leave
+		 * the ULP waiting, end the connection and tell it so, in a
+		 * reply without private data (nothing for iw_cm to copy).
+		 */
+		ibdev_warn_ratelimited(&cep->dev->base_dev,
+				       "CEP %u: iw_cm refused the CONNECT_REPLY (%d): connection closed\n",
+				       cep->id, rv);
+		cep_close(cep, IW_CM_EVENT_CONNECT_REPLY, rv);
+		return;
+	}
 	cep_established_work(cep);
 }
 
@@ -939,6 +959,19 @@ static int cep_recv_fpdu(struct iwtcp_cep *cep)
 }
 
 /*
+ * The MPA error for a first FPDU that is no RTR (RFC 5044 8 and RFC 6581
+ * 8): a CRC or marker fault is named as such, anything else is 0x07.
+ */
+static u8 cep_fpdu_term(int parse_rv)
+{
+	if (parse_rv == -EBADMSG)
+		return IWTCP_TERM_MPA_CRC;
+	if (parse_rv == -EPROTO)
+		return IWTCP_TERM_MPA_MARKER;
+	return IWTCP_TERM_MPA_NO_RTR;
+}
+
+/*
  * Decode the start-up FPDU in @cep->rx (iwtcp_fpdu_parse()), counting it
  * or its MPA error like the data path does.
  */
@@ -951,10 +984,8 @@ static int cep_parse_fpdu(struct iwtcp_cep *cep, void *ulpdu, u32 size,
 	if (rv > 0) {
 		iwtcp_stat_add(cep->dev, IWTCP_STAT_RX_FPDUS, 1);
 		iwtcp_stat_add(cep->dev, IWTCP_STAT_RX_OCTETS, rv);
-	} else if (rv == -EBADMSG) {
-		iwtcp_stat_add(cep->dev, IWTCP_STAT_RX_CRC_ERRORS, 1);
-	} else if (rv == -EPROTO) {
-		iwtcp_stat_add(cep->dev, IWTCP_STAT_RX_MARKER_ERRORS, 1);
+	} else if (rv < 0) {
+		iwtcp_stat_mpa_error(cep->dev, cep_fpdu_term(rv));
 	}
 	return rv;
 }
@@ -997,19 +1028,6 @@ static int responder_answer_read_rtr(struct iwtcp_cep *cep, const void *ulpdu,
 	if (n < 0)
 		return n;
 	return cep_send_fpdu(cep, buf, n);
-}
-
-/*
- * The MPA error for a first FPDU that is no RTR (RFC 5044 8 and RFC 6581
- * 8): a CRC or marker fault is named as such, anything else is 0x07.
- */
-static u8 cep_fpdu_term(int parse_rv)
-{
-	if (parse_rv == -EBADMSG)
-		return IWTCP_TERM_MPA_CRC;
-	if (parse_rv == -EPROTO)
-		return IWTCP_TERM_MPA_MARKER;
-	return IWTCP_TERM_MPA_NO_RTR;
 }
 
 /* RFC 6581 9.2-9.3: the initiator's first FPDU must be a negotiated RTR. */

@@ -37,6 +37,7 @@
 #include "mem.h"
 #include "rdmap.h"
 #include "ring.h"
+#include "stats.h"
 
 /* octets of ULPDU header copied out: untagged DDP and a Terminate */
 #define RX_HDR_MAX	(sizeof(struct iwtcp_ddp_untagged_hdr) + IWTCP_TERM_HDR_MAX)
@@ -708,11 +709,8 @@ err_hdr:
 	rx_error(&f, &cause, true);
 	return -EPROTO;
 err:
-	/* RFC 5044 8: an MPA error; the counters tell CRC from markers */
-	if (cause.ecode == IWTCP_TERM_MPA_CRC)
-		iwtcp_stat_add(dev, IWTCP_STAT_RX_CRC_ERRORS, 1);
-	else if (cause.ecode == IWTCP_TERM_MPA_MARKER)
-		iwtcp_stat_add(dev, IWTCP_STAT_RX_MARKER_ERRORS, 1);
+	/* RFC 5044 8: an MPA error */
+	iwtcp_stat_mpa_error(dev, cause.ecode);
 	rx_error(&f, &cause, false);
 	return -EPROTO;
 }

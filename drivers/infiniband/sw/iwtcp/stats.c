@@ -55,6 +55,25 @@ void iwtcp_stats_free(struct iwtcp_device *dev)
 }
 
 /**
+ * iwtcp_stat_mpa_error() - count an FPDU that failed MPA's checks
+ * @dev: the device that read it
+ * @ecode: the MPA TERMINATE code it gets (RFC 5044 8): %IWTCP_TERM_MPA_CRC
+ *	counts a CRC error, %IWTCP_TERM_MPA_MARKER a marker error, other
+ *	codes nothing
+ *
+ * The MPA start-up (cm.c) and the data path (qp_rx.c) count through here.
+ *
+ * Context: any context.
+ */
+void iwtcp_stat_mpa_error(struct iwtcp_device *dev, u8 ecode)
+{
+	if (ecode == IWTCP_TERM_MPA_CRC)
+		iwtcp_stat_add(dev, IWTCP_STAT_RX_CRC_ERRORS, 1);
+	else if (ecode == IWTCP_TERM_MPA_MARKER)
+		iwtcp_stat_add(dev, IWTCP_STAT_RX_MARKER_ERRORS, 1);
+}
+
+/**
  * iwtcp_alloc_hw_port_stats() - ib_device_ops.alloc_hw_port_stats
  * @base_dev: the device
  * @port: %IWTCP_PORT
