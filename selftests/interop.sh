@@ -40,6 +40,8 @@ IWTCP_LINK=0
 source "$(dirname "$0")/lib.sh"
 # shellcheck source-path=SCRIPTDIR source=interop_nfs.sh
 source "$(dirname "$0")/interop_nfs.sh"
+# shellcheck source-path=SCRIPTDIR source=interop_nvme.sh
+source "$(dirname "$0")/interop_nvme.sh"
 
 out=${1:?usage: interop.sh OUT}
 ADDR_A=198.51.100.1
@@ -50,6 +52,7 @@ sys=/sys/class/infiniband/$DEV
 bin=$(cd "$(dirname "$0")/.." && pwd)/.cache/bin
 run=/run/interop
 cases=$out/cases.tsv
+peer_sh=$(cd "$(dirname "$0")" && pwd)/interop_peer.sh
 port=7100
 
 require_cmd rdma dumpcap rping ucmatose ib_send_bw ib_write_bw ib_read_bw \
@@ -103,9 +106,11 @@ setup() {
 	# NFS's modules take seconds to load: here while guest B boots, there
 	# in the background while the other cases run.
 	((!need_nfs)) || modprobe -a "${NFS_MODULES[@]}"
+	((!need_nvme)) || nvme_modules
 	# Guest B boots at the same time; its agent answers when it is ready.
 	wait_for 240 peer res
 	((!need_nfs)) || peer bg nfs_modules 600 modprobe -a "${NFS_MODULES[@]}"
+	((!need_nvme)) || peer bg nvme_modules 600 "$peer_sh" nvme_modules
 	# A buffer for all of a case: under TCG, dumpcap falls behind.
 	dumpcap -q -i eth0 -f "tcp portrange 7100-7999" -B 256 \
 		-w "$run/capture.pcapng" 2>"$out/dumpcap.log" &
@@ -115,6 +120,7 @@ setup() {
 
 test_cleanup() {
 	nfs_cleanup >/dev/null 2>&1
+	nvme_cleanup >/dev/null 2>&1
 	peer kill_all >/dev/null 2>&1
 	if [[ -n ${dumpcap_pid:-} ]]; then
 		kill -INT "$dumpcap_pid" 2>/dev/null
@@ -192,6 +198,7 @@ tool_label() {
 		IFS=: read -r -a f <<<"$1"
 		echo "cm_test IRD/ORD ${f[5]}/${f[6]} to ${f[2]}/${f[3]}, ${f[4]}" ;;
 	nfs) echo "nfs (NFSv4.2 over RDMA, $NFS_SIZE file)" ;;
+	nvme) echo "nvme (NVMe-oF over RDMA, $NVME_SIZE written)" ;;
 	*) echo "$1" ;;
 	esac
 }
@@ -285,6 +292,88 @@ nfs_run() {
 	trap - EXIT
 }
 
+_no_cq() {
+	sed 's/ cq [0-9]*//'
+}
+
+# res_but_cq RES: iwtcp's resource counts are RES, but for the CQs.
+res_but_cq() {
+	[[ $(iwtcp_res | _no_cq) == "$(_no_cq <<<"$1")" ]]
+}
+
+# iwtcp_relink: iwtcp's device unregistered and added again. The kernel
+# keeps the CQs its ULPs took from the device's shared pool
+# (ib_cq_pool_get: nvme-rdma, nvmet-rdma) until the device goes.
+iwtcp_relink() {
+	rdma link delete "$DEV"
+	rdma link add "$DEV" type iwtcp netdev eth0
+	wait_for 10 port_active
+}
+
+nvme_abort() {
+	echo "# NVMe-oF case failed: cleaning up" >&2
+	peer nvme_cleanup >&2
+	nvme_cleanup
+	# Nor do the pool's CQs stay for the next case.
+	iwtcp_relink >&2 || true
+}
+
+# nvme_run DIR: NVMe over Fabrics (RDMA) on the case's port, the host
+# initiating: for iwtcp>siw this guest connects to guest B's nvmet, for
+# siw>iwtcp guest B connects to this guest's. The host discovers the
+# subsystem, connects (an admin queue and an I/O queue per CPU, each a
+# connection), writes random data to the namespace with O_DIRECT and
+# reads it back (the same SHA-256, also on the target's backing device;
+# fio verifies more with crc32c), then disconnects and connects again
+# three times, each time reading the data back. After the last
+# disconnect neither guest holds a QP and iwtcp holds again what it held
+# with the target idle, but for the CQs of the device's shared pool. The
+# target goes, iwtcp's device is added again (the pool's CQs go with the
+# old one), and both kernel logs of the case are clean. case_run then
+# checks that iwtcp holds nothing at all.
+nvme_run() {
+	local tgt_do host_do tgt_addr idle sum i
+
+	if [[ $1 == "iwtcp>siw" ]]; then
+		tgt_do=(peer) host_do=() tgt_addr=$ADDR_B
+	else
+		tgt_do=() host_do=(peer) tgt_addr=$ADDR_A
+	fi
+	trap nvme_abort EXIT
+	nvme_log_mark
+	peer nvme_log_mark >&2
+	"${tgt_do[@]}" nvme_target_up "$port" "$tgt_addr" >&2
+	idle=$(iwtcp_res)
+	echo "# iwtcp, target idle: $idle" >&2
+	[[ $idle == "pd 0 cq "*" qp 0 cm_id "*" mr 0 ctx 0 srq 0" ]]
+	"${host_do[@]}" nvme_discover "$tgt_addr" "$port" >&2
+	"${host_do[@]}" nvme_connect "$tgt_addr" "$port" >&2
+	# The admin queue's and the I/O queues' QPs are on iwtcp's device.
+	echo "# iwtcp, connected: $(iwtcp_res)" >&2
+	(($(qps) >= 2))
+	sum=$(cmd_out "${host_do[@]}" nvme_io "$port")
+	[[ $sum =~ ^[0-9a-f]{64}$ ]]
+	[[ $(cmd_out "${tgt_do[@]}" nvme_target_sum) == "$sum" ]]
+	echo "# the target has the data: $sum" >&2
+	for i in 1 2 3; do
+		"${host_do[@]}" nvme_disconnect "$port" >&2
+		"${host_do[@]}" nvme_connect "$tgt_addr" "$port" >&2
+		"${host_do[@]}" nvme_reread "$port" >&2
+		echo "# reconnect $i: the data read back" >&2
+	done
+	"${host_do[@]}" nvme_disconnect "$port" >&2
+	nvme_no_qp >&2
+	peer nvme_no_qp >&2
+	wait_for 30 res_but_cq "$idle" || { iwtcp_res >&2; false; }
+	echo "# $(cut -d' ' -f1 /proc/uptime) iwtcp holds what it held before" \
+		"but for the CQ pool: $(iwtcp_res)" >&2
+	"${tgt_do[@]}" nvme_target_down >&2
+	iwtcp_relink
+	nvme_log_clean >&2
+	peer nvme_log_clean >&2
+	trap - EXIT
+}
+
 # case_run DIR VARIANT SETTINGS TOOL OUTCOME WIRE DMESG (see add_case)
 case_run() {
 	# $6, the wire expectation, is the judge's (cases.tsv)
@@ -306,6 +395,8 @@ case_run() {
 	if [[ $tool == nfs ]]; then
 		# Its own assertions, each ending the case (set -e).
 		nfs_run "$dir"
+	elif [[ $tool == nvme ]]; then
+		nvme_run "$dir"
 	elif [[ $dir == "iwtcp>siw" ]]; then
 		tool_cmds "$tool" "$ADDR_B"
 		echo "# [B] ${srv[*]}" >&2
@@ -355,7 +446,8 @@ case_run() {
 #   DIR      iwtcp>siw (iwtcp initiates) or siw>iwtcp
 #   VARIANT  siw build (tools/siw)
 #   SETTINGS iwtcp settings, "crc=off rtr=read ..." or default
-#   TOOL     rping, ucmatose, ib_*_bw, ib_*_lat, dp_test, cm:...
+#   TOOL     rping, ucmatose, ib_*_bw, ib_*_lat, dp_test, cm:..., nfs,
+#            nvme
 #   OUTCOME  ok (both tools succeed), client (the client's checks pass,
 #            the server may never see the connection), fails (the client
 #            fails, in time), srvfail (the server fails, in time), stalls
@@ -371,6 +463,7 @@ add_case() {
 	if [[ $phase == count ]]; then
 		planned=$((planned + 1))
 		[[ $4 != nfs ]] || need_nfs=1
+		[[ $4 != nvme ]] || need_nvme=1
 		return
 	fi
 	port=$((port + 1))
@@ -544,6 +637,18 @@ nfs_cases() {
 		"$S_REQ p.rev=2 p.M=0 p.C=1 p.R=0 p.S=1 p.A=0 p.rtr=- crc=1 data=1 first=initiator"
 }
 
+# A second kernel ULP, NVMe over Fabrics with the RDMA transport (nvmet
+# target, nvme-rdma host), in both directions (see nvme_run); its
+# connections (discovery, then an admin and two I/O queues per connect)
+# on the case's port too. The host asks ORD 0 (only the target reads and
+# writes the host's memory), the target answers IRD 0.
+nvme_cases() {
+	add_case "iwtcp>siw" stock default nvme ok \
+		"$I_REQ q.ord=0 p.rev=2 p.M=0 p.C=1 p.R=0 p.S=1 p.A=1 p.rtr=C p.ird=0 crc=1 data=1 first=initiator"
+	add_case "siw>iwtcp" stock default nvme ok \
+		"$S_REQ q.ord=0 p.rev=2 p.M=0 p.C=1 p.R=0 p.S=1 p.A=0 p.rtr=- p.ird=0 crc=1 data=1 first=initiator"
+}
+
 matrix() {
 	data_suite
 	crc_cases
@@ -552,6 +657,7 @@ matrix() {
 	rtr_cases
 	marker_cases
 	nfs_cases
+	nvme_cases
 	if [[ ${INTEROP_SIW_CRASH:-0} == 1 ]]; then
 		add_case "iwtcp>siw" stock "rtr=send" cm:accept:8:8:unreachable:8:8 client \
 			"q.A=1 q.rtr=B p.A=1 p.rtr=C" "CEP [0-9]+: TERM LLP/MPA/0x7"
@@ -561,6 +667,7 @@ matrix() {
 phase=count
 planned=0
 need_nfs=0
+need_nvme=0
 matrix
 ktap_plan "$planned"
 setup

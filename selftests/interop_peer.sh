@@ -19,6 +19,11 @@
 #	nfs_server_up PORT CLIENT, nfs_server_down, nfs_sum, nfs_mount
 #	SERVER PORT, nfs_write, nfs_read SUM, nfs_umount, nfs_cleanup
 #				NFS over RDMA (selftests/interop_nfs.sh)
+#	nvme_modules, nvme_target_up PORT ADDR, nvme_target_down,
+#	nvme_target_sum, nvme_discover ADDR PORT, nvme_connect ADDR PORT,
+#	nvme_io PORT, nvme_reread PORT, nvme_disconnect PORT, nvme_no_qp,
+#	nvme_log_mark, nvme_log_clean, nvme_cleanup
+#				NVMe over Fabrics (selftests/interop_nvme.sh)
 #
 # Never load iwtcp here: siw and iwtcp must not share a kernel.
 
@@ -31,6 +36,8 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 run=/run/interop-peer	# the guest's own tmpfs
 # shellcheck source-path=SCRIPTDIR source=interop_nfs.sh
 source "$repo/selftests/interop_nfs.sh"
+# shellcheck source-path=SCRIPTDIR source=interop_nvme.sh
+source "$repo/selftests/interop_nvme.sh"
 
 die() {
 	echo "interop_peer: $*" >&2
@@ -147,6 +154,7 @@ serve() {
 	rc=$?
 	kill_all
 	nfs_cleanup >/dev/null 2>&1
+	nvme_cleanup >/dev/null 2>&1
 	rdma resource show >"$out/peer-resources.txt" 2>&1
 	rdma link delete "$DEV"
 	return "$rc"
@@ -170,6 +178,10 @@ kill_all) kill_all ;;
 res) rdma resource show ;;
 # set -e: each of these stops at its first failed step.
 nfs_server_up|nfs_server_down|nfs_sum|nfs_mount|nfs_write|nfs_read|nfs_umount|nfs_cleanup)
+	(set -e; "$cmd" "$@") ;;
+nvme_modules|nvme_target_up|nvme_target_down|nvme_target_sum|nvme_discover|\
+nvme_connect|nvme_io|nvme_reread|nvme_disconnect|nvme_no_qp|nvme_log_mark|\
+nvme_log_clean|nvme_cleanup)
 	(set -e; "$cmd" "$@") ;;
 *) die "unknown command '$cmd'" ;;
 esac
