@@ -64,13 +64,7 @@
  * tx_zc_owner lets that happen after the QP's transmit state is gone: the
  * completion is then dropped (the QP flushed it). Socket buffers may
  * outlive the QP in an orphaned TCP socket; module exit waits for the
- * last of them (@tx_zc_pending), as long as the peer takes to acknowledge
- * them or TCP to give up on it.
- *
- * Left as is: a flush (the QP in ERROR) completes such an element at
- * once, while a socket closed gracefully may still send its octets; the
- * peer's QP is going down then, and a flushed work request's data is
- * undefined to it.
+ * last of them (@tx_zc_pending).
  */
 #include <linux/bvec.h>
 #include <linux/highmem.h>
