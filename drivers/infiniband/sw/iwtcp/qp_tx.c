@@ -34,26 +34,16 @@
 /**
  * DOC: Zero-copy transmit
  *
- * A Send or Write of a user QP with at least TX_ZC_MIN payload octets, on
- * a stream without markers, goes to TCP by page reference (MSG_ZEROCOPY
- * with the driver's own &struct ubuf_info, as io_uring does): TCP holds
- * the payload pages and the batch's scratch page, which is then a page of
- * its own, until the peer acknowledged the octets and no socket buffer
- * refers to them. The application must leave such a buffer alone until
- * the work request completes, so the CRC computed while the batch was
- * built still holds when TCP retransmits. Nothing else is zero-copy: a
- * Read Response's source may legally change meanwhile, a kernel ULP's
- * pages may be slab memory or page cache under writeback, and markers cut
- * the payload into pieces of 508 octets. A batch also falls back to
- * copying when a page fails sendpage_ok() or when it carries driver
- * memory outside the scratch page (inline data).
- *
- * tx_zc_sg_from_iter() puts the batch into socket buffers: one fragment
- * per run of adjacent octets, charged at its length, as copied octets
- * would be. TCP's own helper charges a page per piece, and the pieces of
- * FPDU headers and CRCs are a few octets each: a receiver on the same host
- * (veth) would see its receive buffer full with a few octets queued, and
- * close its window on an unfinished FPDU for good.
+ * A Send, Write or Read Response of at least TX_ZC_MIN payload octets,
+ * on a stream without markers, goes to TCP by page reference
+ * (MSG_ZEROCOPY with the driver's own &struct ubuf_info, as io_uring
+ * does): TCP holds the payload pages and the batch's scratch page, which
+ * is then a page of its own, until the peer acknowledged the octets and
+ * no socket buffer refers to them. A batch falls back to copying when a
+ * payload page is not fit for it (sendpage_ok(): slab memory of a kernel
+ * ULP, a page without references) or when it carries driver memory
+ * outside the scratch page (inline data). Markers cut the payload into
+ * pieces of 508 octets, too small to be worth a page reference each.
  *
  * Lifetime: the message's &struct tx_zc holds one ubuf reference for the
  * transmitter until the message ends, TCP one per socket buffer. The
@@ -120,15 +110,12 @@ struct tx_zc_owner {
  *	per socket buffer that refers to the message's pages
  * @owner: the QP, one reference held
  * @sq_idx: the SQ element to complete when the last reference goes
- * @status: its completion status (a flush or local error included: TCP
- *	may still hold pages of the batches sent before the message ended)
- * @complete_sq: @sq_idx and @status are set
+ * @complete_sq: @sq_idx is set (a Send or Write that was sent whole)
  */
 struct tx_zc {
 	struct ubuf_info ubuf;
 	struct tx_zc_owner *owner;
 	u32 sq_idx;
-	u8 status;
 	bool complete_sq;
 };
 
@@ -537,52 +524,6 @@ static int tx_fpdu_hdr_only(struct iwtcp_tx *tx, const void *ulpdu, u32 len)
 /* Writing it to the socket                                            */
 
 /*
- * msghdr.sg_from_iter of a zero-copy batch: add the bio_vec pieces from
- * @from to @skb's fragments, up to @length octets, each with a page
- * reference of its own; a piece adjacent to the last fragment extends it.
- * Returns 0, or -EMSGSIZE when the fragments ran out first (TCP then
- * starts a new socket buffer).
- */
-static int tx_zc_sg_from_iter(struct sk_buff *skb, struct iov_iter *from,
-			      size_t length)
-{
-	struct skb_shared_info *shinfo = skb_shinfo(skb);
-	int frag = shinfo->nr_frags;
-	struct bvec_iter bi = {
-		.bi_size = min(iov_iter_count(from), length),
-		.bi_bvec_done = from->iov_offset,
-	};
-	size_t copied = 0;
-
-	while (bi.bi_size) {
-		struct bio_vec v = mp_bvec_iter_bvec(from->bvec, bi);
-		skb_frag_t *last = frag ? &shinfo->frags[frag - 1] : NULL;
-
-		if (last && skb_frag_page(last) == v.bv_page &&
-		    skb_frag_off(last) + skb_frag_size(last) == v.bv_offset) {
-			skb_frag_size_add(last, v.bv_len);
-		} else {
-			if (frag == MAX_SKB_FRAGS)
-				break;
-			get_page(v.bv_page);
-			__skb_fill_page_desc_noacc(shinfo, frag++, v.bv_page,
-						   v.bv_offset, v.bv_len);
-		}
-		copied += v.bv_len;
-		bvec_iter_advance_single(from->bvec, &bi, v.bv_len);
-	}
-	shinfo->nr_frags = frag;
-	from->bvec += bi.bi_idx;
-	from->nr_segs -= bi.bi_idx;
-	from->count -= copied;
-	from->iov_offset = bi.bi_bvec_done;
-	skb->data_len += copied;
-	skb->len += copied;
-	skb->truesize += copied;
-	return bi.bi_size ? -EMSGSIZE : 0;
-}
-
-/*
  * Write the rest of the pending batch. Returns 0 when it is all in the
  * socket (and counted), -EAGAIN when TCP is full (the write-space callback
  * kicks the transmitter again), or the socket's error.
@@ -599,7 +540,6 @@ static int tx_push(struct iwtcp_qp *qp, bool more)
 	if (tx->batch_zc) {
 		msg.msg_flags |= MSG_ZEROCOPY;
 		msg.msg_ubuf = &tx->zc->ubuf;
-		msg.sg_from_iter = tx_zc_sg_from_iter;
 	}
 	iov_iter_bvec(&msg.msg_iter, ITER_SOURCE, tx->bv, tx->nbv,
 		      tx->wire_len);
@@ -638,16 +578,10 @@ static void tx_zc_complete(struct sk_buff *skb, struct ubuf_info *ubuf,
 	struct iwtcp_qp *qp = NULL;
 	unsigned long flags;
 
-	/*
-	 * Module exit waits for @tx_zc_pending, then for this section: it
-	 * covers the non-final puts too, which otherwise run module code
-	 * unseen once another CPU dropped the last reference.
-	 */
-	rcu_read_lock();
-	if (!refcount_dec_and_test(&ubuf->refcnt)) {
-		rcu_read_unlock();
+	if (!refcount_dec_and_test(&ubuf->refcnt))
 		return;
-	}
+	/* module exit waits for @tx_zc_pending, then for this section */
+	rcu_read_lock();
 	if (zc->complete_sq) {
 		spin_lock_irqsave(&owner->lock, flags);
 		if (owner->qp && kref_get_unless_zero(&owner->qp->ref))
@@ -655,7 +589,7 @@ static void tx_zc_complete(struct sk_buff *skb, struct ubuf_info *ubuf,
 		spin_unlock_irqrestore(&owner->lock, flags);
 	}
 	if (qp) {
-		iwtcp_sq_done(qp, zc->sq_idx, zc->status);
+		iwtcp_sq_done(qp, zc->sq_idx, SIW_WC_SUCCESS);
 		iwtcp_qp_rem_ref(&qp->base_qp);
 	}
 	kref_put(&owner->ref, tx_zc_owner_free);
@@ -669,17 +603,16 @@ static const struct ubuf_info_ops tx_zc_ops = {
 	.complete = tx_zc_complete,
 };
 
-/* A new message: zero-copy for a large user Send or Write, no markers. */
-static void tx_zc_start(struct iwtcp_qp *qp, bool user)
+/* A new message: zero-copy when it is large and has no markers. */
+static void tx_zc_start(struct iwtcp_qp *qp)
 {
 	struct iwtcp_tx *tx = qp->tx;
 	struct tx_zc *zc;
 
-	if (!user || tx->kind != TX_SQ || tx->st.markers ||
-	    tx->len < TX_ZC_MIN || tx->sqe.flags & SIW_WQE_INLINE ||
-	    (tx->sqe.opcode != SIW_OP_SEND &&
-	     tx->sqe.opcode != SIW_OP_SEND_REMOTE_INV &&
-	     tx->sqe.opcode != SIW_OP_WRITE))
+	if (tx->st.markers || tx->len < TX_ZC_MIN ||
+	    (tx->kind == TX_SQ && (tx->sqe.opcode == SIW_OP_READ ||
+				   tx->sqe.opcode == SIW_OP_READ_LOCAL_INV ||
+				   tx->sqe.flags & SIW_WQE_INLINE)))
 		return;
 	zc = kzalloc(sizeof(*zc), GFP_KERNEL | __GFP_NOWARN);
 	if (!zc)
@@ -694,30 +627,19 @@ static void tx_zc_start(struct iwtcp_qp *qp, bool user)
 }
 
 /*
- * The message ended: drop the transmitter's hold. A Send or Write
- * completes when TCP let go of it, whatever its status: part of it may be
- * in the socket even when it ended in error. Returns false then, true when
+ * The message ended: drop the transmitter's hold. A Send or Write sent
+ * whole completes when TCP let go of it; returns false then, true when
  * the caller completes it now.
  */
-static bool tx_zc_end(struct iwtcp_qp *qp, bool complete, u8 status)
+static bool tx_zc_end(struct iwtcp_tx *tx, bool complete, u8 status)
 {
-	struct iwtcp_tx *tx = qp->tx;
 	struct tx_zc *zc = tx->zc;
-	unsigned long flags;
 
 	if (!zc)
 		return complete;
 	tx->zc = NULL;
-	if (complete) {
-		if (status != SIW_WC_SUCCESS) {
-			/* a flush before TCP lets go keeps this status */
-			spin_lock_irqsave(&qp->sq_lock, flags);
-			if (tx->sq_idx - qp->sq.get < qp->sq_tx - qp->sq.get)
-				iwtcp_sq_slot(qp, tx->sq_idx)->status = status;
-			spin_unlock_irqrestore(&qp->sq_lock, flags);
-		}
+	if (complete && status == SIW_WC_SUCCESS) {
 		zc->sq_idx = tx->sq_idx;
-		zc->status = status;
 		zc->complete_sq = true;
 		complete = false;
 	}
@@ -760,7 +682,7 @@ static void tx_end_message(struct iwtcp_qp *qp, u8 status)
 	complete = kind == TX_SQ && (status != SIW_WC_SUCCESS ||
 				     (tx->sqe.opcode != SIW_OP_READ &&
 				      tx->sqe.opcode != SIW_OP_READ_LOCAL_INV));
-	if (tx_zc_end(qp, complete, status))
+	if (tx_zc_end(tx, complete, status))
 		iwtcp_sq_done(qp, tx->sq_idx, status);
 }
 
@@ -1131,7 +1053,6 @@ static bool tx_take_sqe(struct iwtcp_qp *qp)
 	slot->signalled = qp->sig_all ||
 			  (tx->sqe.flags & SIW_WQE_SIGNALLED);
 	slot->done = false;
-	slot->status = SIW_WC_SUCCESS;
 	slot->bytes = 0;
 	taken = true;
 out:
@@ -1290,7 +1211,7 @@ static void tx_run(struct iwtcp_qp *qp)
 		if (tx->kind == TX_NONE)
 			continue;
 		if (!tx->started && !tx->zc)
-			tx_zc_start(qp, user);
+			tx_zc_start(qp);
 		rv = tx_build_batch(qp);
 		if (rv == -EACCES && tx->kind == TX_READ_RESP) {
 			/* RFC 5040 7.2: the source STag went away meanwhile */
@@ -1414,7 +1335,7 @@ void iwtcp_qp_tx_free(struct iwtcp_qp *qp)
 	if (!tx)
 		return;
 	tx_fpdu_release(tx);
-	tx_zc_end(qp, false, SIW_WC_WR_FLUSH_ERR);
+	tx_zc_end(tx, false, SIW_WC_WR_FLUSH_ERR);
 	owner = tx->zc_owner;
 	spin_lock_irq(&owner->lock);
 	owner->qp = NULL;
