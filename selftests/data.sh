@@ -16,7 +16,7 @@ source "$(dirname "$0")/lib.sh"
 DP_TEST=${DP_TEST:-$(dirname "$0")/../.cache/bin/dp_test}
 
 require_cmd ip rdma rping ucmatose ib_send_bw ib_write_bw ib_read_bw \
-	ib_send_lat ib_write_lat ib_read_lat timeout tc
+	ib_send_lat ib_write_lat ib_read_lat timeout
 [[ -x $DP_TEST ]] || ktap_skip_all "$DP_TEST not built (make -C selftests)"
 modinfo iwtcp >/dev/null 2>&1 || ktap_skip_all "module iwtcp not installed"
 
@@ -206,38 +206,6 @@ large_fpdu() {
 	defaults
 }
 
-# Zero-copy transmit (qp_tx.c): Sends, Writes and Read Responses of
-# 16 KiB and more on a stream without markers go to TCP by page reference,
-# and arrive intact although the sender scribbles over its buffer the
-# moment a work request completes (dp_test). netem holds every segment
-# from a for 10 ms, so a completion before TCP let go of the pages would
-# send the scribbles. With markers the messages are copied.
-zcopy() {
-	local d tool z0 o0 z o
-
-	set_both mpa_markers off
-	for d in "a ib_write_bw" "a ib_send_bw" "b ib_read_bw"; do
-		read -r d tool <<<"$d"
-		z0=$(counter "$d" tx_zcopy_octets)
-		o0=$(counter "$d" tx_fpdu_octets)
-		perf "$tool" -s 65536 -n 100
-		z=$(($(counter "$d" tx_zcopy_octets) - z0))
-		o=$(($(counter "$d" tx_fpdu_octets) - o0))
-		echo "# $tool: $z of $o octets from iwtcp_$d zero-copy" >&2
-		((z > o * 9 / 10))
-	done
-	ip netns exec "$ns1" tc qdisc add dev veth_a root netem delay 10ms
-	dp integrity || { ip netns exec "$ns1" tc qdisc del dev veth_a root; return 1; }
-	ip netns exec "$ns1" tc qdisc del dev veth_a root
-	set_both mpa_markers required
-	z0=$(counter a tx_zcopy_octets)
-	perf ib_write_bw -s 65536 -n 100
-	z=$(($(counter a tx_zcopy_octets) - z0))
-	echo "# with markers: $z octets zero-copy" >&2
-	((z == 0))
-	defaults
-}
-
 integrity_rev1() {
 	set_both mpa_p2p 0
 	set_both mpa_enhanced 0
@@ -312,14 +280,11 @@ tests=(
 	rping_sizes settings_matrix ucmatose_run ucmatose_markers
 	send_bw_all write_bw_all read_bw_all send_lat_all write_lat_all
 	read_lat_all bw_markers_nocrc read_bw_ord
-	integrity integrity_markers_crc_off integrity_rev1 large_fpdu zcopy
-	read_ird
+	integrity integrity_markers_crc_off integrity_rev1 large_fpdu read_ird
 	bad_rkey bad_bounds bad_access bad_read_access no_recv
 	others_keep_running
 )
 
-# DATA_ONLY="case ...": run just these (while working on them)
-[[ -z ${DATA_ONLY:-} ]] || read -ra tests <<<"$DATA_ONLY"
 ktap_plan "${#tests[@]}"
 setup_two_hosts
 defaults

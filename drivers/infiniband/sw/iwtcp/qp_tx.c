@@ -20,47 +20,18 @@
  * current MSS). Consecutive FPDUs of a message, up to 64 KiB of wire,
  * form one bio_vec array written with one sendmsg call: markers and
  * headers from a small scratch buffer, payload straight from the
- * registered pages. The CRC is computed over the same octets while the
- * array is built. A batch that TCP takes only partly stays pending until
- * the write-space callback reports room.
+ * registered pages (TCP copies it; no bounce buffer). The CRC is computed
+ * over the same octets while the array is built. A batch that TCP takes
+ * only partly stays pending until the write-space callback reports room.
  *
  * SQ elements stay VALID in the ring until they complete. Completions
  * leave in posting order (@sq_slots): a Send or Write completes once its
- * last octet is in the socket (zero-copy: once TCP let go of its pages,
- * below), a Read when its last Read Response octet is placed, local
- * operations when executed.
- */
-
-/**
- * DOC: Zero-copy transmit
- *
- * A Send, Write or Read Response of at least TX_ZC_MIN payload octets,
- * on a stream without markers, goes to TCP by page reference
- * (MSG_ZEROCOPY with the driver's own &struct ubuf_info, as io_uring
- * does): TCP holds the payload pages and the batch's scratch page, which
- * is then a page of its own, until the peer acknowledged the octets and
- * no socket buffer refers to them. A batch falls back to copying when a
- * payload page is not fit for it (sendpage_ok(): slab memory of a kernel
- * ULP, a page without references) or when it carries driver memory
- * outside the scratch page (inline data). Markers cut the payload into
- * pieces of 508 octets, too small to be worth a page reference each.
- *
- * Lifetime: the message's &struct tx_zc holds one ubuf reference for the
- * transmitter until the message ends, TCP one per socket buffer. The
- * last reference dropped (tx_zc_complete(), any context) completes the
- * SQ element, so an application that reuses its buffer after the
- * completion cannot change octets TCP may still retransmit, or that a
- * local receiver (veth, loopback) has not copied yet. The &struct
- * tx_zc_owner lets that happen after the QP's transmit state is gone: the
- * completion is then dropped (the QP flushed it). Socket buffers may
- * outlive the QP in an orphaned TCP socket; module exit waits for the
- * last of them (@tx_zc_pending).
+ * last octet is in the socket, a Read when its last Read Response octet
+ * is placed, local operations when executed.
  */
 #include <linux/bvec.h>
 #include <linux/highmem.h>
-#include <linux/skbuff.h>
 #include <linux/uio.h>
-#include <linux/wait_bit.h>
 #include <linux/workqueue.h>
 #include <net/tcp.h>
 
@@ -83,40 +54,11 @@
 #define TX_HDR_MAX	(sizeof(struct iwtcp_ddp_untagged_hdr) + IWTCP_TERM_HDR_MAX)
 /* FPDU octets between markers */
 #define MARKERS_EVERY	(IWTCP_MPA_MARKER_PERIOD - IWTCP_MPA_MARKER_SIZE)
-/* payload octets from which a message goes to TCP zero-copy */
-#define TX_ZC_MIN	16384
 
 enum tx_kind {
 	TX_NONE,
 	TX_SQ,
 	TX_READ_RESP,
-};
-
-/**
- * struct tx_zc_owner - the QP as zero-copy completions see it
- * @ref: one for the transmit state, one per &struct tx_zc
- * @lock: guards @qp
- * @qp: the QP, NULL once its transmit state is freed
- */
-struct tx_zc_owner {
-	struct kref ref;
-	spinlock_t lock;	/* guards @qp */
-	struct iwtcp_qp *qp;
-};
-
-/**
- * struct tx_zc - a message sent zero-copy
- * @ubuf: TCP's handle; its refcnt counts the transmitter's hold and one
- *	per socket buffer that refers to the message's pages
- * @owner: the QP, one reference held
- * @sq_idx: the SQ element to complete when the last reference goes
- * @complete_sq: @sq_idx is set (a Send or Write that was sent whole)
- */
-struct tx_zc {
-	struct ubuf_info ubuf;
-	struct tx_zc_owner *owner;
-	u32 sq_idx;
-	bool complete_sq;
 };
 
 /* A local buffer being sent: its STag is looked up for each FPDU. */
@@ -149,11 +91,6 @@ struct tx_src {
  * @wire_len: see @bv
  * @wire_sent: octets of it TCP took
  * @nfpdu: whole FPDUs in the batch, for the counters
- * @zc_owner: see &struct tx_zc_owner
- * @zc: the message in progress goes zero-copy where it can
- * @zc_page: the batch's scratch page when it may go zero-copy
- * @batch_zc: the batch goes zero-copy
- * @sbuf: scratch of the batch: @scratch, or @zc_page's memory
  * @layout: marker layout of the FPDU being built
  * @wpos: wire octets of it built so far
  * @mk: markers of it built so far
@@ -182,11 +119,6 @@ struct iwtcp_tx {
 	u32 wire_len;
 	u32 wire_sent;
 	u32 nfpdu;
-	struct tx_zc_owner *zc_owner;
-	struct tx_zc *zc;
-	struct page *zc_page;
-	bool batch_zc;
-	u8 *sbuf;
 	struct iwtcp_fpdu_layout layout;
 	u32 wpos;
 	u32 mk;
@@ -196,8 +128,6 @@ struct iwtcp_tx {
 };
 
 static struct workqueue_struct *iwtcp_tx_wq;
-/* tx_zc objects alive, some perhaps held by orphaned sockets */
-static atomic_t tx_zc_pending = ATOMIC_INIT(0);
 
 static struct iwtcp_device *qp_dev(struct iwtcp_qp *qp)
 {
@@ -294,7 +224,7 @@ void iwtcp_sq_done(struct iwtcp_qp *qp, u32 idx, u8 status)
 
 static void *tx_scratch(struct iwtcp_tx *tx, u32 len)
 {
-	void *p = tx->sbuf + tx->scratch_used;
+	void *p = tx->scratch + tx->scratch_used;
 
 	if (WARN_ON_ONCE(tx->scratch_used + len > TX_SCRATCH))
 		return NULL;
@@ -377,9 +307,6 @@ static int tx_add_kernel(struct iwtcp_tx *tx, const void *p, u32 len)
 	int rv;
 
 	while (len) {
-		/* only the batch's own scratch page may be handed over */
-		if (virt_to_page(p) != tx->zc_page)
-			tx->batch_zc = false;
 		n = min_t(u32, len, PAGE_SIZE - offset_in_page(p));
 		rv = tx_add_page(tx, virt_to_page(p), offset_in_page(p), n);
 		if (rv)
@@ -412,27 +339,6 @@ static void tx_fpdu_release(struct iwtcp_tx *tx)
 	tx_batch_cut(tx, 0, 0, 0);
 	tx->wire_sent = 0;
 	tx->nfpdu = 0;
-	/* TCP holds its own references to what it took */
-	if (tx->zc_page)
-		put_page(tx->zc_page);
-	tx->zc_page = NULL;
-	tx->batch_zc = false;
-	tx->sbuf = tx->scratch;
-}
-
-/*
- * A new batch of a zero-copy message gets a scratch page of its own, since
- * TCP keeps referring to the headers and CRCs of the last one.
- */
-static void tx_batch_start(struct iwtcp_tx *tx)
-{
-	if (!tx->zc)
-		return;
-	tx->zc_page = alloc_page(GFP_KERNEL | __GFP_NOWARN);
-	if (!tx->zc_page)
-		return;	/* this batch is copied */
-	tx->sbuf = page_address(tx->zc_page);
-	tx->batch_zc = true;
 }
 
 /*
@@ -537,10 +443,6 @@ static int tx_push(struct iwtcp_qp *qp, bool more)
 	u32 left = tx->wire_len - tx->wire_sent;
 	int rv;
 
-	if (tx->batch_zc) {
-		msg.msg_flags |= MSG_ZEROCOPY;
-		msg.msg_ubuf = &tx->zc->ubuf;
-	}
 	iov_iter_bvec(&msg.msg_iter, ITER_SOURCE, tx->bv, tx->nbv,
 		      tx->wire_len);
 	iov_iter_advance(&msg.msg_iter, tx->wire_sent);
@@ -552,99 +454,7 @@ static int tx_push(struct iwtcp_qp *qp, bool more)
 		return -EAGAIN;
 	iwtcp_stat_add(qp_dev(qp), IWTCP_STAT_TX_FPDUS, tx->nfpdu);
 	iwtcp_stat_add(qp_dev(qp), IWTCP_STAT_TX_OCTETS, tx->wire_len);
-	if (tx->batch_zc)
-		iwtcp_stat_add(qp_dev(qp), IWTCP_STAT_TX_ZCOPY_OCTETS,
-			       tx->wire_len);
 	return 0;
-}
-
-/* ------------------------------------------------------------------ */
-/* Zero-copy messages (see "Zero-copy transmit")                       */
-
-static void tx_zc_owner_free(struct kref *ref)
-{
-	kfree(container_of(ref, struct tx_zc_owner, ref));
-}
-
-/*
- * ubuf_info_ops.complete: a socket buffer let go of the message's pages,
- * or the transmitter its hold. Context: any, the socket lock perhaps held.
- */
-static void tx_zc_complete(struct sk_buff *skb, struct ubuf_info *ubuf,
-			   bool zerocopy_success)
-{
-	struct tx_zc *zc = container_of(ubuf, struct tx_zc, ubuf);
-	struct tx_zc_owner *owner = zc->owner;
-	struct iwtcp_qp *qp = NULL;
-	unsigned long flags;
-
-	if (!refcount_dec_and_test(&ubuf->refcnt))
-		return;
-	/* module exit waits for @tx_zc_pending, then for this section */
-	rcu_read_lock();
-	if (zc->complete_sq) {
-		spin_lock_irqsave(&owner->lock, flags);
-		if (owner->qp && kref_get_unless_zero(&owner->qp->ref))
-			qp = owner->qp;
-		spin_unlock_irqrestore(&owner->lock, flags);
-	}
-	if (qp) {
-		iwtcp_sq_done(qp, zc->sq_idx, SIW_WC_SUCCESS);
-		iwtcp_qp_rem_ref(&qp->base_qp);
-	}
-	kref_put(&owner->ref, tx_zc_owner_free);
-	kfree(zc);
-	if (atomic_dec_and_test(&tx_zc_pending))
-		wake_up_var(&tx_zc_pending);
-	rcu_read_unlock();
-}
-
-static const struct ubuf_info_ops tx_zc_ops = {
-	.complete = tx_zc_complete,
-};
-
-/* A new message: zero-copy when it is large and has no markers. */
-static void tx_zc_start(struct iwtcp_qp *qp)
-{
-	struct iwtcp_tx *tx = qp->tx;
-	struct tx_zc *zc;
-
-	if (tx->st.markers || tx->len < TX_ZC_MIN ||
-	    (tx->kind == TX_SQ && (tx->sqe.opcode == SIW_OP_READ ||
-				   tx->sqe.opcode == SIW_OP_READ_LOCAL_INV ||
-				   tx->sqe.flags & SIW_WQE_INLINE)))
-		return;
-	zc = kzalloc(sizeof(*zc), GFP_KERNEL | __GFP_NOWARN);
-	if (!zc)
-		return;	/* the message is copied */
-	zc->ubuf.ops = &tx_zc_ops;
-	zc->ubuf.flags = SKBFL_ZEROCOPY_FRAG | SKBFL_DONT_ORPHAN;
-	refcount_set(&zc->ubuf.refcnt, 1);
-	kref_get(&tx->zc_owner->ref);
-	zc->owner = tx->zc_owner;
-	atomic_inc(&tx_zc_pending);
-	tx->zc = zc;
-}
-
-/*
- * The message ended: drop the transmitter's hold. A Send or Write sent
- * whole completes when TCP let go of it; returns false then, true when
- * the caller completes it now.
- */
-static bool tx_zc_end(struct iwtcp_tx *tx, bool complete, u8 status)
-{
-	struct tx_zc *zc = tx->zc;
-
-	if (!zc)
-		return complete;
-	tx->zc = NULL;
-	if (complete && status == SIW_WC_SUCCESS) {
-		zc->sq_idx = tx->sq_idx;
-		zc->complete_sq = true;
-		complete = false;
-	}
-	zc->ubuf.ops->complete(NULL, &zc->ubuf, true);
-	return complete;
 }
 
 /* ------------------------------------------------------------------ */
@@ -671,7 +481,6 @@ static void tx_end_message(struct iwtcp_qp *qp, u8 status)
 {
 	struct iwtcp_tx *tx = qp->tx;
 	enum tx_kind kind = tx->kind;
-	bool complete;
 
 	tx->nsrc = 0;
 	tx->kind = TX_NONE;
@@ -679,10 +488,9 @@ static void tx_end_message(struct iwtcp_qp *qp, u8 status)
 		tx_rresp_release(qp);
 	tx->started = false;
 	/* A Read completes when its response is placed (qp_rx.c). */
-	complete = kind == TX_SQ && (status != SIW_WC_SUCCESS ||
-				     (tx->sqe.opcode != SIW_OP_READ &&
-				      tx->sqe.opcode != SIW_OP_READ_LOCAL_INV));
-	if (tx_zc_end(tx, complete, status))
+	if (kind == TX_SQ && (status != SIW_WC_SUCCESS ||
+			      (tx->sqe.opcode != SIW_OP_READ &&
+			       tx->sqe.opcode != SIW_OP_READ_LOCAL_INV)))
 		iwtcp_sq_done(qp, tx->sq_idx, status);
 }
 
@@ -723,16 +531,6 @@ static u32 tx_msg_hdr(struct iwtcp_qp *qp, u32 paylen, bool last, u8 *hdr)
 	return iwtcp_ddp_build_untagged(&h, hdr, TX_HDR_MAX);
 }
 
-/* A page of a memory region: zero-copy only if TCP may hold it. */
-static int tx_add_mr_page(void *arg, struct page *page, u32 off, u32 len)
-{
-	struct iwtcp_tx *tx = arg;
-
-	if (!sendpage_ok(page))
-		tx->batch_zc = false;
-	return tx_add_page(tx, page, off, len);
-}
-
 /*
  * Add @len octets at @addr of the buffer with STag @stag, checked again
  * (the MR may have been deregistered or invalidated since the message
@@ -750,7 +548,7 @@ static int tx_add_stag(struct iwtcp_qp *qp, u32 stag, int access, u64 addr,
 	rv = iwtcp_mem_check(mr, qp->base_qp.pd, access, addr, len);
 	if (!rv) {
 		tx->ref_pages = mr->type == IWTCP_MR_USER;
-		rv = iwtcp_mem_walk(mr, addr, len, tx_add_mr_page, tx);
+		rv = iwtcp_mem_walk(mr, addr, len, tx_add_page, tx);
 		tx->ref_pages = false;
 	} else {
 		rv = -EACCES;
@@ -894,7 +692,6 @@ static int tx_build_batch(struct iwtcp_qp *qp)
 	u32 nbv, wire_len, scratch_used;
 	int rv;
 
-	tx_batch_start(tx);
 	do {
 		nbv = tx->nbv;
 		wire_len = tx->wire_len;
@@ -1210,8 +1007,6 @@ static void tx_run(struct iwtcp_qp *qp)
 			return;
 		if (tx->kind == TX_NONE)
 			continue;
-		if (!tx->started && !tx->zc)
-			tx_zc_start(qp);
 		rv = tx_build_batch(qp);
 		if (rv == -EACCES && tx->kind == TX_READ_RESP) {
 			/* RFC 5040 7.2: the source STag went away meanwhile */
@@ -1298,15 +1093,6 @@ int iwtcp_qp_tx_init(struct iwtcp_qp *qp, const struct iwtcp_fpdu_stream *st,
 
 	if (!tx)
 		return -ENOMEM;
-	tx->zc_owner = kzalloc(sizeof(*tx->zc_owner), GFP_KERNEL);
-	if (!tx->zc_owner) {
-		kfree(tx);
-		return -ENOMEM;
-	}
-	kref_init(&tx->zc_owner->ref);
-	spin_lock_init(&tx->zc_owner->lock);
-	tx->zc_owner->qp = qp;
-	tx->sbuf = tx->scratch;
 	tx->st = *st;
 	for (i = 0; i < IWTCP_DDP_NR_QN; i++)
 		tx->msn[i] = IWTCP_DDP_MSN_INIT;
@@ -1329,19 +1115,10 @@ int iwtcp_qp_tx_init(struct iwtcp_qp *qp, const struct iwtcp_fpdu_stream *st,
  */
 void iwtcp_qp_tx_free(struct iwtcp_qp *qp)
 {
-	struct iwtcp_tx *tx = qp->tx;
-	struct tx_zc_owner *owner;
-
-	if (!tx)
+	if (!qp->tx)
 		return;
-	tx_fpdu_release(tx);
-	tx_zc_end(tx, false, SIW_WC_WR_FLUSH_ERR);
-	owner = tx->zc_owner;
-	spin_lock_irq(&owner->lock);
-	owner->qp = NULL;
-	spin_unlock_irq(&owner->lock);
-	kref_put(&owner->ref, tx_zc_owner_free);
-	kfree(tx);
+	tx_fpdu_release(qp->tx);
+	kfree(qp->tx);
 	qp->tx = NULL;
 }
 
@@ -1361,15 +1138,9 @@ int iwtcp_qp_tx_wq_init(void)
 /**
  * iwtcp_qp_tx_wq_exit() - module exit of the transmit workqueue
  *
- * Also waits until TCP let go of every zero-copy message, which an
- * orphaned socket may hold until the peer acknowledged it or the socket
- * timed out, and for the last tx_zc_complete() to return.
- *
  * Context: module exit, after every device is gone.
  */
 void iwtcp_qp_tx_wq_exit(void)
 {
 	destroy_workqueue(iwtcp_tx_wq);
-	wait_var_event(&tx_zc_pending, !atomic_read(&tx_zc_pending));
-	synchronize_rcu();
 }
