@@ -96,20 +96,6 @@ nfs_server_up() {
 	_nfs_log "server: $(tr '\n' ' ' </proc/fs/nfsd/portlist)"
 }
 
-# _nfs_wait SECS COMMAND...: poll until COMMAND succeeds.
-_nfs_wait() {
-	local deadline=$((SECONDS + $1))
-
-	shift
-	until "$@" >/dev/null 2>&1; do
-		if ((SECONDS >= deadline)); then
-			_nfs_log "wait timed out: $*"
-			return 1
-		fi
-		sleep 0.1
-	done
-}
-
 _nfs_daemons_gone() {
 	local p
 
@@ -135,7 +121,7 @@ nfs_server_down() {
 			kill "$(cat "$p")" || rc=1
 		fi
 	done
-	_nfs_wait 20 _nfs_daemons_gone || rc=1
+	wait_for 20 _nfs_daemons_gone || rc=1
 	rm -f "$NFS_RUN"/*.pid
 	! _nfs_mountpoint "$NFS_EXPORT" || umount "$NFS_EXPORT" || rc=1
 	! _nfs_mountpoint /var/lib/nfs || umount /var/lib/nfs || rc=1

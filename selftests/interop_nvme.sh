@@ -39,20 +39,6 @@ _nvme_not() {
 	! "$@"
 }
 
-# _nvme_wait SECS COMMAND...: poll until COMMAND succeeds.
-_nvme_wait() {
-	local deadline=$((SECONDS + $1))
-
-	shift
-	until "$@" >/dev/null 2>&1; do
-		if ((SECONDS >= deadline)); then
-			_nvme_log "wait timed out: $*"
-			return 1
-		fi
-		sleep 0.2
-	done
-}
-
 # nvme_nqn PORT: the subsystem NQN of the case on PORT.
 nvme_nqn() {
 	echo "nqn.2026-11.org.example.iwtcp:interop-$1"
@@ -101,7 +87,7 @@ nvme_target_up() {
 	_nvme_not test -e "$subsys"
 	_nvme_not test -e "$p"
 	if [[ -d /sys/module/null_blk ]]; then
-		_nvme_wait 30 _nvme_nullb_ready
+		wait_for 30 _nvme_nullb_ready
 		dev=/dev/nullb0
 	else
 		mkdir -p "$NVME_RUN/store"
@@ -124,7 +110,7 @@ nvme_target_up() {
 	echo "$port" >"$p/addr_trsvcid"
 	# The link enables the port: nvmet-rdma listens.
 	ln -s "$subsys" "$p/subsystems/$nqn"
-	_nvme_wait 20 _nvme_listening "$port"
+	wait_for 20 _nvme_listening "$port"
 	_nvme_log "target: namespace 1 on $dev, listening"
 }
 
@@ -218,7 +204,7 @@ nvme_discover() {
 	grep -qE "^trsvcid: +$port\$" <<<"$log"
 	grep -qE "^trtype: +rdma\$" <<<"$log"
 	# The discovery controller is gone again.
-	_nvme_wait 20 _nvme_no_ctrl nqn.2014-08.org.nvmexpress.discovery
+	wait_for 20 _nvme_no_ctrl nqn.2014-08.org.nvmexpress.discovery
 }
 
 # nvme_connect ADDR PORT: one controller of the case's subsystem, over
@@ -234,7 +220,7 @@ nvme_connect() {
 	[[ $c =~ ^nvme[0-9]+$ ]]
 	[[ $(cat "/sys/class/nvme/$c/transport") == rdma ]]
 	grep -q "traddr=$addr,trsvcid=$port" "/sys/class/nvme/$c/address"
-	_nvme_wait 30 _nvme_dev "$nqn"
+	wait_for 30 _nvme_dev "$nqn"
 	dev=$(_nvme_dev "$nqn")
 	_nvme_log "connected: $c ($(cat "/sys/class/nvme/$c/state")," \
 		"$(cat "/sys/class/nvme/$c/queue_count") queues), $dev," \
@@ -297,7 +283,7 @@ nvme_disconnect() {
 	log=$(timeout -k 5 60 nvme disconnect -n "$nqn")
 	_nvme_log "$log"
 	[[ $log == *"disconnected 1 controller(s)"* ]]
-	_nvme_wait 20 _nvme_no_ctrl "$nqn"
+	wait_for 20 _nvme_no_ctrl "$nqn"
 	_nvme_not _nvme_dev "$nqn"
 }
 
@@ -312,7 +298,7 @@ _nvme_no_qp() {
 # nvme_no_qp: no QP left on this guest's RDMA device (the target frees
 # its queues in a work item: wait for it).
 nvme_no_qp() {
-	_nvme_wait 30 _nvme_no_qp || { rdma resource show qp >&2; false; }
+	wait_for 30 _nvme_no_qp || { rdma resource show qp >&2; false; }
 	_nvme_log "no QP on $DEV: $(rdma resource show | grep " $DEV: ")"
 }
 

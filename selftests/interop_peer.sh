@@ -34,6 +34,8 @@ CTL_PORT=5999		# the agent; the suite's connections use 7100-7999
 DEV=siw_b
 repo=$(cd "$(dirname "$0")/.." && pwd)
 run=/run/interop-peer	# the guest's own tmpfs
+# shellcheck source-path=SCRIPTDIR source=wait_for.sh
+source "$repo/selftests/wait_for.sh"
 # shellcheck source-path=SCRIPTDIR source=interop_nfs.sh
 source "$repo/selftests/interop_nfs.sh"
 # shellcheck source-path=SCRIPTDIR source=interop_nvme.sh

@@ -27,6 +27,9 @@
 # Output is TAP 13 on stdout; commands run through n1/n2/ip1/ip2 are echoed
 # on stderr as "# [ns] command". Exit status: 0 pass, 1 fail, 4 skip.
 
+# shellcheck source-path=SCRIPTDIR source=wait_for.sh
+source "$(dirname "${BASH_SOURCE[0]}")/wait_for.sh"
+
 KSFT_PASS=0
 KSFT_FAIL=1
 KSFT_SKIP=4
@@ -173,22 +176,6 @@ ip2() { echo "# [$ns2] ip $*" >&2; ip -n "$ns2" "$@"; }
 # Remember a background pid for cleanup: n1 rping -s & track_pid $!
 track_pid() {
 	_tracked_pids+=("$@")
-}
-
-# wait_for TIMEOUT COMMAND [ARGS...]: poll COMMAND (output discarded) until it
-# succeeds; fail after TIMEOUT seconds. Waits on a condition, never a guess.
-wait_for() {
-	local timeout=$1 deadline
-
-	shift
-	deadline=$((SECONDS + timeout))
-	until "$@" >/dev/null 2>&1; do
-		if ((SECONDS >= deadline)); then
-			echo "# wait_for: timed out after $timeout s: $*" >&2
-			return 1
-		fi
-		sleep 0.1
-	done
 }
 
 _add_ns() {
