@@ -111,8 +111,8 @@ transfers() {
 	done
 	for t in "${tools[@]}"; do
 		if ((rc)); then
-			sed "s/^/# $t client: /" "$out/$t.c" >&2
-			sed "s/^/# $t server: /" "$out/$t.s" >&2
+			show_log "$t client" "$out/$t.c"
+			show_log "$t server" "$out/$t.s"
 		else
 			grep -A2 '#bytes' "$out/$t.c" | grep -E '^ *[0-9]' |
 				sed "s/^/# $t: /" >&2

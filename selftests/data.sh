@@ -50,7 +50,7 @@ server_done() {
 	local rc=0
 
 	wait "$server_pid" || rc=$?
-	((rc == 0)) || sed 's/^/# server: /' "$1" >&2
+	((rc == 0)) || show_log server "$1"
 	return "$rc"
 }
 
@@ -117,7 +117,7 @@ perf() {
 	bg_server "$out/perf_s" "$tool" -F -R -p "$port" "$@"
 	wait_listen
 	timeout 300 ip netns exec "$ns1" "$tool" -F -R -p "$port" "$@" 192.0.2.2 \
-		>"$out/perf_c" 2>&1 || { cat "$out/perf_c" >&2; return 1; }
+		>"$out/perf_c" 2>&1 || { show_log client "$out/perf_c"; return 1; }
 	server_done "$out/perf_s"
 	grep -A40 '#bytes' "$out/perf_c" | grep -E '^ *[0-9]' | sed 's/^/# /' >&2
 }

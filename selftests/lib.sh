@@ -111,6 +111,7 @@ ktap_run() {
 	*)
 		ktap_fail "$name"
 		_ktap_quote "$diag"
+		_ktap_kernel_quote
 		# What the failed case left running (a server waiting for
 		# connections that never come) must not spill into the next.
 		_kill_ns_pids
@@ -125,6 +126,23 @@ ktap_run() {
 _ktap_quote() {
 	sleep 0.2
 	tail -n 30 "$1" | sed 's/^/#| /'
+}
+
+# The kernel's last lines, as "#| kernel: " diagnostics: a CI log has no
+# other view of the guest's kernel log. The debug lines every object logs
+# at creation and destruction (run_all.sh turns them on) are left out.
+_ktap_kernel_quote() {
+	dmesg 2>/dev/null | grep -vE ' (created|destroyed)( |$)' | tail -n 8 |
+		sed 's/^/#| kernel: /'
+}
+
+# show_log LABEL FILE: for a failed case's diagnostics, FILE's last lines
+# on stderr as "# LABEL: ...". perftest's banner (its "Name : value"
+# table, rules and boxes) is dropped, so the 30 lines a "not ok" quotes
+# reach the error lines of every tool that ran.
+show_log() {
+	grep -vE '^ *([-*]+|\*.*\*|[^:]*[^ :][[:space:]]{2,}: .*)$' "$2" |
+		tail -n 6 | sed "s/^/# $1: /" >&2
 }
 
 # Exit 1 if any case failed or the plan was not met, 4 if all were skipped.
