@@ -15,7 +15,7 @@ source "$(dirname "$0")/lib.sh"
 
 DP_TEST=${DP_TEST:-$(dirname "$0")/../.cache/bin/dp_test}
 
-require_cmd ip rdma rping ucmatose ib_send_bw ib_write_bw ib_read_bw \
+require_cmd ip tc rdma rping ucmatose ib_send_bw ib_write_bw ib_read_bw \
 	ib_send_lat ib_write_lat ib_read_lat timeout
 [[ -x $DP_TEST ]] || ktap_skip_all "$DP_TEST not built (make -C selftests)"
 modinfo iwtcp >/dev/null 2>&1 || ktap_skip_all "module iwtcp not installed"
@@ -216,6 +216,53 @@ integrity_rev1() {
 	defaults
 }
 
+# TCP segments retransmitted by a namespace (its /proc/net/snmp).
+retrans() {
+	ip netns exec "$1" cat /proc/net/snmp |
+		awk '$1 == "Tcp:" && !c { for (i = 2; i <= NF; i++)
+			if ($i == "RetransSegs") c = i; next }
+			$1 == "Tcp:" { print $c }'
+}
+
+# A link that loses, delays and reorders packets both ways (netem): TCP
+# retransmits, cutting the stream anew, and queues segments partly old
+# (seq before rcv_nxt) whole; the receiver finds an FPDU's octets by
+# sequence number (qp_rx.c). Data intact with markers and CRC, no CRC or
+# marker error, no TERMINATE, and TCP did retransmit.
+lossy_link() {
+	local q="delay 2ms 1ms reorder 20% 50% loss 3%" r0 r1 t
+
+	set_both mpa_markers required
+	declare -A before
+	for t in rx_crc_errors rx_marker_errors rx_terms; do
+		before[$t]=$(counter b "$t")$(counter a "$t")
+	done
+	r0=$(($(retrans "$ns1") + $(retrans "$ns2")))
+	# One segment per packet: losses cut the stream finer.
+	ip -n "$ns1" link set veth_a gso_max_segs 1
+	ip -n "$ns2" link set veth_b gso_max_segs 1
+	# shellcheck disable=SC2086 # the netem words
+	tc -n "$ns1" qdisc add dev veth_a root netem $q
+	# shellcheck disable=SC2086
+	tc -n "$ns2" qdisc add dev veth_b root netem $q
+	local rc=0
+	dp integrity || rc=$?
+	perf ib_write_bw -s 65536 -n 100 || rc=$?
+	perf ib_send_bw -s 20000 -n 100 || rc=$?
+	tc -n "$ns1" qdisc del dev veth_a root
+	tc -n "$ns2" qdisc del dev veth_b root
+	ip -n "$ns1" link set veth_a gso_max_segs 65535
+	ip -n "$ns2" link set veth_b gso_max_segs 65535
+	r1=$(($(retrans "$ns1") + $(retrans "$ns2")))
+	echo "# TCP segments retransmitted: $((r1 - r0))" >&2
+	((rc == 0))
+	((r1 > r0))
+	for t in rx_crc_errors rx_marker_errors rx_terms; do
+		[[ $(counter b "$t")$(counter a "$t") == "${before[$t]}" ]]
+	done
+	defaults
+}
+
 read_ird() { dp read_ird; }
 bad_rkey() { dp bad_rkey; }
 bad_bounds() { dp bad_bounds; }
@@ -280,7 +327,8 @@ tests=(
 	rping_sizes settings_matrix ucmatose_run ucmatose_markers
 	send_bw_all write_bw_all read_bw_all send_lat_all write_lat_all
 	read_lat_all bw_markers_nocrc read_bw_ord
-	integrity integrity_markers_crc_off integrity_rev1 large_fpdu read_ird
+	integrity integrity_markers_crc_off integrity_rev1 lossy_link
+	large_fpdu read_ird
 	bad_rkey bad_bounds bad_access bad_read_access no_recv
 	others_keep_running
 )

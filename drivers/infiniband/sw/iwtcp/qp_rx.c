@@ -64,14 +64,21 @@ struct iwtcp_rx {
 };
 
 /*
- * One FPDU in the receive queue: from @skb at @off on, then the buffers
- * that follow it in the queue (in sequence, each from offset 0).
+ * One FPDU in the receive queue: the TCP stream from sequence number @seq
+ * on, which is in @skb (the buffer tcp_read_sock() handed over). The
+ * buffers behind @skb are found by sequence number, never read back to
+ * back: TCP queues a segment that is partly old whole (tcp_data_queue(),
+ * after a retransmission that cut the stream differently, and
+ * tcp_ofo_queue()), so a buffer may begin before the one ahead of it ends.
+ * tcp_read_sock() hands the actor each buffer from the right offset the
+ * same way.
  */
 struct rx_fpdu {
 	struct iwtcp_qp *qp;
 	struct sock *sk;
 	struct sk_buff *skb;
-	u32 off;
+	u32 seq;
+	struct sk_buff *hint;	/* rx_locate(): the buffer found last */
 	struct iwtcp_fpdu_layout layout;
 	u32 ulpdu_len;
 	struct iwtcp_ddp_hdr h;
@@ -79,33 +86,46 @@ struct rx_fpdu {
 	u32 content;	/* placement: next FPDU content octet to copy */
 };
 
+static struct sk_buff *rx_next(struct rx_fpdu *f, struct sk_buff *skb)
+{
+	return skb_peek_next(skb, &f->sk->sk_receive_queue);
+}
+
 /* Octets of the stream available from the FPDU start, up to @need. */
 static u32 rx_avail(struct rx_fpdu *f, u32 need)
 {
-	struct sk_buff *skb = f->skb;
-	u32 have = skb->len - f->off;
+	struct sk_buff *skb;
+	u32 end = f->seq, start;
 
-	while (have < need) {
-		skb = skb_peek_next(skb, &f->sk->sk_receive_queue);
-		if (!skb)
+	for (skb = f->skb; skb && end - f->seq < need; skb = rx_next(f, skb)) {
+		start = TCP_SKB_CB(skb)->seq;
+		if (after(start, end))
 			break;
-		have += skb->len;
+		if (after(start + skb->len, end))
+			end = start + skb->len;
 	}
-	return have;
+	return end - f->seq;
 }
 
-/* The buffer and offset holding wire octet @pos of the FPDU. */
+/* The buffer and offset holding wire octet @pos of the FPDU, or NULL. */
 static struct sk_buff *rx_locate(struct rx_fpdu *f, u32 pos, u32 *off)
 {
-	struct sk_buff *skb = f->skb;
+	u32 seq = f->seq + pos, start;
+	struct sk_buff *skb = f->hint;
 
-	pos += f->off;
-	while (skb && pos >= skb->len) {
-		pos -= skb->len;
-		skb = skb_peek_next(skb, &f->sk->sk_receive_queue);
+	if (before(seq, TCP_SKB_CB(skb)->seq))
+		skb = f->skb;
+	for (; skb; skb = rx_next(f, skb)) {
+		start = TCP_SKB_CB(skb)->seq;
+		if (before(seq, start))
+			return NULL;
+		if (seq - start < skb->len) {
+			f->hint = skb;
+			*off = seq - start;
+			return skb;
+		}
 	}
-	*off = pos;
-	return skb;
+	return NULL;
 }
 
 /* Copy @len wire octets from @pos; the caller checked they are there. */
@@ -115,8 +135,8 @@ static int rx_copy_wire(struct rx_fpdu *f, u32 pos, void *dst, u32 len)
 	u32 off, n;
 	int rv;
 
-	skb = rx_locate(f, pos, &off);
 	while (len) {
+		skb = rx_locate(f, pos, &off);
 		if (!skb)
 			return -EFAULT;
 		n = min(len, skb->len - off);
@@ -124,9 +144,8 @@ static int rx_copy_wire(struct rx_fpdu *f, u32 pos, void *dst, u32 len)
 		if (rv)
 			return rv;
 		dst += n;
+		pos += n;
 		len -= n;
-		off = 0;
-		skb = skb_peek_next(skb, &f->sk->sk_receive_queue);
 	}
 	return 0;
 }
@@ -154,11 +173,12 @@ static int rx_copy(struct rx_fpdu *f, u32 c, void *dst, u32 len)
 static int rx_crc(struct rx_fpdu *f, u32 len, u32 *crc)
 {
 	struct skb_seq_state seq;
-	struct sk_buff *skb = f->skb;
-	u32 off = f->off, n, got, l;
+	struct sk_buff *skb;
+	u32 pos = 0, off, n, got, l;
 	const u8 *p;
 
 	while (len) {
+		skb = rx_locate(f, pos, &off);
 		if (!skb)
 			return -EFAULT;
 		n = min(len, skb->len - off);
@@ -171,9 +191,8 @@ static int rx_crc(struct rx_fpdu *f, u32 len, u32 *crc)
 			*crc = iwtcp_fpdu_crc_update(*crc, p, l);
 		}
 		skb_abort_seq_read(&seq);
+		pos += n;
 		len -= n;
-		off = 0;
-		skb = skb_peek_next(skb, &f->sk->sk_receive_queue);
 	}
 	return 0;
 }
@@ -651,7 +670,8 @@ static int rx_fpdu(struct iwtcp_qp *qp, struct sock *sk, struct sk_buff *skb,
 	struct iwtcp_term_cause cause;
 	struct iwtcp_mpa_fpdu_hdr fh;
 	struct rx_fpdu f = {
-		.qp = qp, .sk = sk, .skb = skb, .off = off,
+		.qp = qp, .sk = sk, .skb = skb, .hint = skb,
+		.seq = TCP_SKB_CB(skb)->seq + off,
 	};
 	u32 hdr_off = rx->st.markers &&
 		      !(rx->st.off % IWTCP_MPA_MARKER_PERIOD) ?
