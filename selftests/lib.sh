@@ -130,10 +130,11 @@ _ktap_quote() {
 
 # The kernel's last lines, as "#| kernel: " diagnostics: a CI log has no
 # other view of the guest's kernel log. The debug lines every object logs
-# at creation and destruction (run_all.sh turns them on) are left out.
+# at creation, destruction and state change (run_all.sh turns them on)
+# are left out: what stays is errors, TERMINATEs and warnings.
 _ktap_kernel_quote() {
-	dmesg 2>/dev/null | grep -vE ' (created|destroyed)( |$)' | tail -n 8 |
-		sed 's/^/#| kernel: /'
+	dmesg 2>/dev/null | grep -vE ' (created|destroyed)([ ,]|$)| -> ' |
+		tail -n 8 | sed 's/^/#| kernel: /'
 }
 
 # show_log LABEL FILE: for a failed case's diagnostics, FILE's last lines
