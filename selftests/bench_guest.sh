@@ -55,6 +55,14 @@ result_col() {
 		f && $1 ~ /^[0-9]+$/ && $n ~ /^[0-9.]+$/ {print $n; exit}'
 }
 
+# no_result TEST SIZE OUTPUT: a point without a figure, and why (the
+# tool's last lines: under load perftest may refuse to report when its
+# clock calibration falls below its r^2 threshold).
+no_result() {
+	echo "# $1 $2: no result: $(grep -v '^ *$' <<<"$3" | tail -n 2 |
+		tr '\n' ' ')" >&2
+}
+
 listening() {
 	ip netns exec "$ns2" ss -ltnH | grep -q ":$port "
 }
@@ -85,7 +93,7 @@ bw() {
 	local secs=$SECONDS
 	wait "$srv" || true
 	mbs=$(result_col 4 <<<"$out")
-	[[ -n $mbs ]] || { echo "# $t $size: no result" >&2; return 0; }
+	[[ -n $mbs ]] || { no_result "$t" "$size" "$out"; return 0; }
 	# octets moved while the CPU was counted: rate x wall time
 	gib=$(awk -v m="$mbs" -v d="$((secs > 0 ? secs : 1))" \
 		'BEGIN{print m * 1e6 * d / 2^30}')
@@ -107,7 +115,7 @@ lat() {
 		-n "$LAT_N" 192.0.2.2 2>&1) || true
 	wait "$srv" || true
 	us=$(result_col 5 <<<"$out")
-	[[ -n $us ]] || { echo "# $t $size: no result" >&2; return 0; }
+	[[ -n $us ]] || { no_result "$t" "$size" "$out"; return 0; }
 	row "$t" "$size" 1 "$us" usec ""
 }
 
