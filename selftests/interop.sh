@@ -629,12 +629,12 @@ marker_cases() {
 
 # A kernel ULP, NFSv4.2 over RDMA, in both directions (see nfs_run).
 # Its RDMA connections are on the case's port: the judge decodes them
-# like the tools' (Wireshark's RPC-over-RDMA dissector stays disabled).
+# like the tools', then (rpc=1) their Sends as RPC-over-RDMA headers.
 nfs_cases() {
 	add_case "iwtcp>siw" stock default nfs ok \
-		"$I_REQ p.rev=2 p.M=0 p.C=1 p.R=0 p.S=1 p.A=1 p.rtr=C crc=1 data=1 first=initiator"
+		"$I_REQ p.rev=2 p.M=0 p.C=1 p.R=0 p.S=1 p.A=1 p.rtr=C crc=1 data=1 first=initiator rpc=1"
 	add_case "siw>iwtcp" stock default nfs ok \
-		"$S_REQ p.rev=2 p.M=0 p.C=1 p.R=0 p.S=1 p.A=0 p.rtr=- crc=1 data=1 first=initiator"
+		"$S_REQ p.rev=2 p.M=0 p.C=1 p.R=0 p.S=1 p.A=0 p.rtr=- crc=1 data=1 first=initiator rpc=1"
 }
 
 # A second kernel ULP, NVMe over Fabrics with the RDMA transport (nvmet

@@ -16,6 +16,10 @@ case, on the case's TCP port:
   data, the RFC 6581 word: A, the RTR flags B/C/D, IRD, ORD);
 - no malformed packet and no expert error (Wireshark's RPC-over-RDMA and
   SMB Direct heuristics are disabled: the tools' payloads are neither);
+- rpc=1 (the NFS cases): a second pass with the RPC-over-RDMA dissector
+  on decodes the case's Sends as RPC-over-RDMA version 1 headers (RFC
+  8166 4) without error: credits, no RDMA_ERROR, and Read, Write and
+  Reply chunks all used (iwarp_tshark.rpcrdma_problems);
 - no "Bad CRC32" (badcrc=N: exactly N, a peer's known fault); with
   crc=1 every FPDU's CRC checked, with crc=0 none checked; first=SIDE:
   the first FPDU came from the initiator or the responder; with data=1, FPDUs with DDP/RDMAP headers flowed, with data=0
@@ -33,13 +37,15 @@ import subprocess
 import sys
 
 from iwarp_tshark import (decode_frame, dumpcap_drops, frame_errors,
-                          load_crc, load_frames, occurrences, show)
+                          load_crc, load_frames, load_rpcrdma, occurrences,
+                          rpcrdma_problems, show)
 
 KEEP_PACKETS = 300
 
 
-def judge(case, frames, good, bad):
-    """Return (problems, request, reply, notes)."""
+def judge(case, frames, good, bad, rpc):
+    """Return (problems, request, reply, notes). RPC: the RPC-over-RDMA
+    messages and frames load_rpcrdma() found on the case's port."""
     port, expect = case["port"], case["wire"]
     want = dict(kv.split("=", 1) for kv in expect.split())
     problems, notes = [], []
@@ -84,6 +90,11 @@ def judge(case, frames, good, bad):
         if who != want["first"]:
             problems.append(f"first FPDU from the {who}, expected "
                             f"{want['first']}")
+    if want.get("rpc") == "1":
+        msgs, rpc_frames = rpc
+        more, note = rpcrdma_problems(msgs)
+        problems += more + frame_errors(rpc_frames)
+        notes.append(note)
     notes.append(f"{len(frames)} packets, {len(reqs)} Requests, "
                  f"{len(reps)} Replies, {fpdus} FPDUs, "
                  f"{good[port]} good CRCs")
@@ -120,11 +131,17 @@ def main():
         return 1
     frames = load_frames(cap)
     good, bad = load_crc(cap)
+    rpc_ports = {c["port"] for c in cases if " rpc=1" in f" {c['wire']}"}
+    rpc_msgs, rpc_frames = load_rpcrdma(cap, rpc_ports)
     os.makedirs(os.path.join(out, "pcap"), exist_ok=True)
     rows = []
     for c in cases:
-        problems, req, rep, notes = judge(c, frames.get(c["port"], []),
-                                          good, bad)
+        port = c["port"]
+        rpc = (rpc_msgs.get(port, []),
+               [f for f in rpc_frames if port in (f["tcp.srcport"],
+                                                  f["tcp.dstport"])])
+        problems, req, rep, notes = judge(c, frames.get(port, []),
+                                          good, bad, rpc)
         result(not problems, f"wire: {c['name']}", problems + notes)
         rows.append([c["port"], "ok" if not problems else "FAIL",
                      show(req), show(rep), "; ".join(problems)])

@@ -13,8 +13,9 @@ import re
 import subprocess
 import sys
 
-TSHARK = ["tshark", "-n", "--disable-protocol", "rpcordma",
-          "--disable-protocol", "smb_direct"]
+TSHARK_RPC = ["tshark", "-n", "--disable-protocol", "smb_direct",
+              "--disable-protocol", "nfs"]
+TSHARK = TSHARK_RPC + ["--disable-protocol", "rpcordma"]
 FIELDS = ["frame.number", "tcp.srcport", "tcp.dstport", "tcp.stream",
           "tcp.len", "iwarp_mpa.key.req", "iwarp_mpa.key.rep",
           "iwarp_mpa.marker_flag", "iwarp_mpa.crc_flag",
@@ -25,8 +26,8 @@ FIELDS = ["frame.number", "tcp.srcport", "tcp.dstport", "tcp.stream",
 PI_ERROR = 0x00800000
 
 
-def tshark(args):
-    p = subprocess.run(TSHARK + args, stdout=subprocess.PIPE,
+def tshark(args, cmd=TSHARK):
+    p = subprocess.run(cmd + args, stdout=subprocess.PIPE,
                        stderr=subprocess.DEVNULL, text=True, check=False)
     if p.returncode:
         sys.exit(f"tshark {' '.join(args)} failed")
@@ -117,6 +118,91 @@ def load_crc(cap):
             for p in ports:
                 bad[p] += 1
     return good, bad
+
+
+RPCRDMA_FIELDS = ["rpcordma.xid", "rpcordma.version",
+                  "rpcordma.flow_control", "rpcordma.msg_type",
+                  "rpcordma.reads_count", "rpcordma.writes_count",
+                  "rpcordma.reply_count"]
+RDMA_ERROR = 4  # RFC 8166 4.2.1: rdma_proc values 0 (RDMA_MSG) to 4
+CHUNK = {"reads_count": "Read", "writes_count": "Write",
+         "reply_count": "Reply"}
+
+
+def load_rpcrdma(cap, ports):
+    """RPC-over-RDMA version 1 transport headers (RFC 8166 4) carried in
+    Sends on the TCP PORTS, decoded by Wireshark's rpcordma dissector (on
+    here, for these ports only): per port, a list of (frame, message)
+    with the message a dict of RPCRDMA_FIELDS short names (xid, version,
+    flow_control, msg_type, reads_count, writes_count, reply_count) and
+    "to_port" (True: sent to PORT, the server's side). Also returns the
+    frames as load_frames() has them, for frame_errors()."""
+    if not ports:
+        return {}, []
+    base = ["frame.number", "tcp.srcport", "tcp.dstport", "_ws.malformed",
+            "_ws.expert.severity", "_ws.expert.message"]
+    fields = base + RPCRDMA_FIELDS
+    flt = "rpcordma && tcp.port in {" + ", ".join(sorted(ports)) + "}"
+    args = ["-r", cap, "-Y", flt, "-T", "fields", "-E", "separator=/t",
+            "-E", "occurrence=a", "-E", "aggregator=|"]
+    for name in fields:
+        args += ["-e", name]
+    msgs = collections.defaultdict(list)
+    frames = []
+    for line in tshark(args, TSHARK_RPC).splitlines():
+        v = line.split("\t")
+        v += [""] * (len(fields) - len(v))
+        f = dict(zip(fields, v))
+        frames.append(f)
+        port = f["tcp.dstport"] if f["tcp.dstport"] in ports \
+            else f["tcp.srcport"]
+        cols = [f[n].split("|") for n in RPCRDMA_FIELDS]
+        for vals in zip(*cols):
+            m = {n.split(".", 1)[1]: x for n, x in zip(RPCRDMA_FIELDS, vals)}
+            m["to_port"] = f["tcp.dstport"] == port
+            msgs[port].append((f["frame.number"], m))
+    return msgs, frames
+
+
+def rpcrdma_problems(msgs):
+    """Problems with one port's RPC-over-RDMA messages (load_rpcrdma),
+    and a note. Every header is version 1 (RFC 8166 4.2) and grants or
+    asks at least one credit (4.3.1); none is RDMA_ERROR; the requester's
+    calls used all three chunk lists: Read chunks (large NFS WRITE
+    payloads the server pulls with RDMA Read), Write chunks (large READ
+    replies the server pushes with RDMA Write) and Reply chunks (4.4).
+    The note counts the XIDs each way: Wireshark 4.0 decodes only the
+    first of several Sends that share a TCP segment (the rest go to its
+    RPC reassembly), so an XID seen one way only is not a fault."""
+    problems = []
+    if not msgs:
+        return ["no RPC-over-RDMA message decoded"], ""
+    xids = {True: set(), False: set()}
+    lists = {"reads_count": 0, "writes_count": 0, "reply_count": 0}
+    credits = set()
+    for frame, m in msgs:
+        if m["version"] != "1":
+            problems.append(f"frame {frame}: RPC-over-RDMA version "
+                            f"{m['version']}, expected 1")
+        if int(m["flow_control"] or 0) < 1:
+            problems.append(f"frame {frame}: credits {m['flow_control']}")
+        if int(m["msg_type"] or RDMA_ERROR) >= RDMA_ERROR:
+            problems.append(f"frame {frame}: message type {m['msg_type']}")
+        xids[m["to_port"]].add(m["xid"])
+        credits.add(int(m["flow_control"] or 0))
+        if m["to_port"]:
+            for k in lists:
+                lists[k] += int(m[k] or 0) > 0
+    for k, n in lists.items():
+        if not n:
+            problems.append(f"no call with a {CHUNK[k]} chunk")
+    note = (f"RPC-over-RDMA: {len(msgs)} headers, XIDs {len(xids[True])} "
+            f"to the server, {len(xids[False])} from it, "
+            f"{len(xids[True] & xids[False])} both ways; credits "
+            f"{min(credits)}..{max(credits)}; calls with Read/Write/Reply "
+            f"chunks {lists['reads_count']}/{lists['writes_count']}/"
+            f"{lists['reply_count']}")
+    return problems, note
 
 
 def frame_errors(frames):
