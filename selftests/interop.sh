@@ -42,6 +42,8 @@ source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/interop_nfs.sh"
 # shellcheck source-path=SCRIPTDIR source=interop_nvme.sh
 source "$(dirname "$0")/interop_nvme.sh"
+# shellcheck source-path=SCRIPTDIR source=interop_iser.sh
+source "$(dirname "$0")/interop_iser.sh"
 
 out=${1:?usage: interop.sh OUT}
 ADDR_A=198.51.100.1
@@ -107,10 +109,12 @@ setup() {
 	# in the background while the other cases run.
 	((!need_nfs)) || modprobe -a "${NFS_MODULES[@]}"
 	((!need_nvme)) || nvme_modules
+	((!need_iser)) || iser_modules
 	# Guest B boots at the same time; its agent answers when it is ready.
 	wait_for 240 peer res
 	((!need_nfs)) || peer bg nfs_modules 600 modprobe -a "${NFS_MODULES[@]}"
 	((!need_nvme)) || peer bg nvme_modules 600 "$peer_sh" nvme_modules
+	((!need_iser)) || peer bg iser_modules 600 "$peer_sh" iser_modules
 	# A buffer for all of a case: under TCG, dumpcap falls behind.
 	dumpcap -q -i eth0 -f "tcp portrange 7100-7999" -B 256 \
 		-w "$run/capture.pcapng" 2>"$out/dumpcap.log" &
@@ -121,6 +125,7 @@ setup() {
 test_cleanup() {
 	nfs_cleanup >/dev/null 2>&1
 	nvme_cleanup >/dev/null 2>&1
+	iser_cleanup >/dev/null 2>&1
 	peer kill_all >/dev/null 2>&1
 	if [[ -n ${dumpcap_pid:-} ]]; then
 		kill -INT "$dumpcap_pid" 2>/dev/null
@@ -199,6 +204,7 @@ tool_label() {
 		echo "cm_test IRD/ORD ${f[5]}/${f[6]} to ${f[2]}/${f[3]}, ${f[4]}" ;;
 	nfs) echo "nfs (NFSv4.2 over RDMA, $NFS_SIZE file)" ;;
 	nvme) echo "nvme (NVMe-oF over RDMA, $NVME_SIZE written)" ;;
+	iser) echo "iser (iSCSI over iSER, $ISER_SIZE written)" ;;
 	*) echo "$1" ;;
 	esac
 }
@@ -310,6 +316,18 @@ iwtcp_relink() {
 	wait_for 10 port_active
 }
 
+# ulp_roles DIR: for a kernel ULP case, who runs the target (tgt_do, a
+# command prefix: "peer" for guest B, nothing for this guest) on which
+# address (tgt_addr), and who connects to it (host_do): for iwtcp>siw
+# this guest connects to guest B's target. Sets the caller's locals.
+ulp_roles() {
+	if [[ $1 == "iwtcp>siw" ]]; then
+		tgt_do=(peer) host_do=() tgt_addr=$ADDR_B
+	else
+		tgt_do=() host_do=(peer) tgt_addr=$ADDR_A
+	fi
+}
+
 nvme_abort() {
 	echo "# NVMe-oF case failed: cleaning up" >&2
 	peer nvme_cleanup >&2
@@ -334,11 +352,7 @@ nvme_abort() {
 nvme_run() {
 	local tgt_do host_do tgt_addr idle sum i
 
-	if [[ $1 == "iwtcp>siw" ]]; then
-		tgt_do=(peer) host_do=() tgt_addr=$ADDR_B
-	else
-		tgt_do=() host_do=(peer) tgt_addr=$ADDR_A
-	fi
+	ulp_roles "$1"
 	trap nvme_abort EXIT
 	nvme_log_mark
 	peer nvme_log_mark >&2
@@ -374,6 +388,51 @@ nvme_run() {
 	trap - EXIT
 }
 
+iser_abort() {
+	echo "# iSER case failed: cleaning up" >&2
+	peer iser_cleanup >&2
+	iser_cleanup
+	iwtcp_relink >&2 || true
+}
+
+# iser_run DIR: an iSER smoke test on the case's port, the initiator
+# connecting: for iwtcp>siw this guest logs in to guest B's LIO target,
+# for siw>iwtcp guest B to this guest's. The initiator logs in over iSER
+# (iscsiadm's "iser" interface), writes random data to the LUN with
+# O_DIRECT and reads it back (the same SHA-256, also in the target's
+# backing file), then logs out. Neither guest holds a QP afterwards and
+# iwtcp holds again what it held with the target idle, but for the CQs
+# of the device's shared pool; the target goes, iwtcp's device is added
+# again, and both kernel logs of the case are clean.
+iser_run() {
+	local tgt_do host_do tgt_addr idle sum
+
+	ulp_roles "$1"
+	trap iser_abort EXIT
+	nvme_log_mark
+	peer nvme_log_mark >&2
+	"${tgt_do[@]}" iser_target_up "$port" "$tgt_addr" >&2
+	idle=$(iwtcp_res)
+	echo "# iwtcp, target idle: $idle" >&2
+	"${host_do[@]}" iser_login "$tgt_addr" "$port" >&2
+	echo "# iwtcp, logged in: $(iwtcp_res)" >&2
+	(($(qps) >= 1))
+	sum=$(cmd_out "${host_do[@]}" iser_io "$port")
+	[[ $sum =~ ^[0-9a-f]{64}$ ]]
+	"${host_do[@]}" iser_logout "$tgt_addr" "$port" >&2
+	[[ $(cmd_out "${tgt_do[@]}" iser_target_sum) == "$sum" ]]
+	echo "# the target has the data: $sum" >&2
+	"${host_do[@]}" iser_initiator_down >&2
+	nvme_no_qp >&2
+	peer nvme_no_qp >&2
+	wait_for 30 res_but_cq "$idle" || { iwtcp_res >&2; false; }
+	"${tgt_do[@]}" iser_target_down >&2
+	iwtcp_relink
+	nvme_log_clean >&2
+	peer nvme_log_clean >&2
+	trap - EXIT
+}
+
 # case_run DIR VARIANT SETTINGS TOOL OUTCOME WIRE DMESG (see add_case)
 case_run() {
 	# $6, the wire expectation, is the judge's (cases.tsv)
@@ -397,6 +456,8 @@ case_run() {
 		nfs_run "$dir"
 	elif [[ $tool == nvme ]]; then
 		nvme_run "$dir"
+	elif [[ $tool == iser ]]; then
+		iser_run "$dir"
 	elif [[ $dir == "iwtcp>siw" ]]; then
 		tool_cmds "$tool" "$ADDR_B"
 		echo "# [B] ${srv[*]}" >&2
@@ -447,7 +508,7 @@ case_run() {
 #   VARIANT  siw build (tools/siw)
 #   SETTINGS iwtcp settings, "crc=off rtr=read ..." or default
 #   TOOL     rping, ucmatose, ib_*_bw, ib_*_lat, dp_test, cm:..., nfs,
-#            nvme
+#            nvme, iser
 #   OUTCOME  ok (both tools succeed), client (the client's checks pass,
 #            the server may never see the connection), fails (the client
 #            fails, in time), srvfail (the server fails, in time), stalls
@@ -464,6 +525,7 @@ add_case() {
 		planned=$((planned + 1))
 		[[ $4 != nfs ]] || need_nfs=1
 		[[ $4 != nvme ]] || need_nvme=1
+		[[ $4 != iser ]] || need_iser=1
 		return
 	fi
 	port=$((port + 1))
@@ -649,6 +711,16 @@ nvme_cases() {
 		"$S_REQ q.ord=0 p.rev=2 p.M=0 p.C=1 p.R=0 p.S=1 p.A=0 p.rtr=- p.ird=0 crc=1 data=1 first=initiator"
 }
 
+# iSCSI over iSER (LIO target with ib_isert, open-iscsi initiator with
+# ib_iser), a smoke test in both directions (see iser_run); its
+# connection on the case's port.
+iser_cases() {
+	add_case "iwtcp>siw" stock default iser ok \
+		"$I_REQ p.rev=2 p.M=0 p.C=1 p.R=0 p.S=1 p.A=1 p.rtr=C crc=1 data=1 first=initiator"
+	add_case "siw>iwtcp" stock default iser ok \
+		"$S_REQ p.rev=2 p.M=0 p.C=1 p.R=0 p.S=1 p.A=0 p.rtr=- crc=1 data=1 first=initiator"
+}
+
 matrix() {
 	data_suite
 	crc_cases
@@ -658,6 +730,7 @@ matrix() {
 	marker_cases
 	nfs_cases
 	nvme_cases
+	iser_cases
 	if [[ ${INTEROP_SIW_CRASH:-0} == 1 ]]; then
 		add_case "iwtcp>siw" stock "rtr=send" cm:accept:8:8:unreachable:8:8 client \
 			"q.A=1 q.rtr=B p.A=1 p.rtr=C" "CEP [0-9]+: TERM LLP/MPA/0x7"
@@ -668,6 +741,7 @@ phase=count
 planned=0
 need_nfs=0
 need_nvme=0
+need_iser=0
 matrix
 ktap_plan "$planned"
 setup

@@ -24,6 +24,10 @@
 #	nvme_io PORT, nvme_reread PORT, nvme_disconnect PORT, nvme_no_qp,
 #	nvme_log_mark, nvme_log_clean, nvme_cleanup
 #				NVMe over Fabrics (selftests/interop_nvme.sh)
+#	iser_modules, iser_target_up PORT ADDR, iser_target_down,
+#	iser_target_sum, iser_login ADDR PORT, iser_io PORT, iser_logout
+#	ADDR PORT, iser_initiator_down, iser_cleanup
+#				iSER (selftests/interop_iser.sh)
 #
 # Never load iwtcp here: siw and iwtcp must not share a kernel.
 
@@ -40,6 +44,8 @@ source "$repo/selftests/wait_for.sh"
 source "$repo/selftests/interop_nfs.sh"
 # shellcheck source-path=SCRIPTDIR source=interop_nvme.sh
 source "$repo/selftests/interop_nvme.sh"
+# shellcheck source-path=SCRIPTDIR source=interop_iser.sh
+source "$repo/selftests/interop_iser.sh"
 
 die() {
 	echo "interop_peer: $*" >&2
@@ -157,6 +163,7 @@ serve() {
 	kill_all
 	nfs_cleanup >/dev/null 2>&1
 	nvme_cleanup >/dev/null 2>&1
+	iser_cleanup >/dev/null 2>&1
 	rdma resource show >"$out/peer-resources.txt" 2>&1
 	rdma link delete "$DEV"
 	return "$rc"
@@ -184,6 +191,9 @@ nfs_server_up|nfs_server_down|nfs_sum|nfs_mount|nfs_write|nfs_read|nfs_umount|nf
 nvme_modules|nvme_target_up|nvme_target_down|nvme_target_sum|nvme_discover|\
 nvme_connect|nvme_io|nvme_reread|nvme_disconnect|nvme_no_qp|nvme_log_mark|\
 nvme_log_clean|nvme_cleanup)
+	(set -e; "$cmd" "$@") ;;
+iser_modules|iser_target_up|iser_target_down|iser_target_sum|iser_login|\
+iser_io|iser_logout|iser_initiator_down|iser_cleanup)
 	(set -e; "$cmd" "$@") ;;
 *) die "unknown command '$cmd'" ;;
 esac
