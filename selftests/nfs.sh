@@ -373,6 +373,28 @@ relink_client() {
 	ip netns exec "$ns1" rdma link add iwtcp_a type iwtcp netdev veth_a
 }
 
+# listens NS: a TCP socket listens on $PORT in namespace NS.
+listens() {
+	[[ -n $(ip netns exec "$1" ss -ltnH "sport = :$PORT") ]]
+}
+
+# rdma_cm extends nfsd's wildcard listener to every device added later.
+# On the server's re-added device it listens again; on the client's it
+# must not (the listener belongs to the server's namespace, not to the
+# namespace of the task adding the link).
+relink_listener_case() {
+	client_umount
+	listens "$ns2"
+	not listens "$ns1"
+	timeout 60 ip netns exec "$ns2" rdma link delete iwtcp_b
+	not listens "$ns2"
+	ip netns exec "$ns2" rdma link add iwtcp_b type iwtcp netdev veth_b
+	wait_for 10 listens "$ns2"
+	relink_client
+	not listens "$ns1"
+	copy_case "$1"
+}
+
 # Down on veth_b: veth_a loses its carrier (iwtcp_a's port goes DOWN).
 drop_carrier() {
 	ip -n "$ns2" link set veth_b down
@@ -412,7 +434,7 @@ timed() {
 }
 
 versions=(3 4.1 4.2)
-ktap_plan $((1 + ${#versions[@]} * 7 + 4 + 1))
+ktap_plan $((1 + ${#versions[@]} * 7 + 5 + 1))
 setup_two_hosts
 timed "server in $ns2: nfsd with rdma $PORT in its portlist" server_started
 for v in "${versions[@]}"; do
@@ -432,6 +454,8 @@ for v in "${versions[@]}"; do
 			fault_case "$v" relink_client reconnect
 		timed "NFSv$v: carrier lost for 5 s during I/O, I/O completes" \
 			fault_case "$v" drop_carrier
+		timed "NFSv$v: links re-added under nfsd: it listens on the server's only" \
+			relink_listener_case "$v"
 	fi
 	timed "NFSv$v: unmount, the client's QP is gone" umount_case
 done

@@ -68,6 +68,10 @@ MODULE_PARM_DESC(accept_timeout,
 static struct workqueue_struct *iwtcp_cm_wq;
 static atomic_t cep_ids = ATOMIC_INIT(0);
 
+/* wildcard listeners of every iwtcp device: see cm_listen_owner() */
+static LIST_HEAD(cm_wild_listeners);
+static DEFINE_MUTEX(cm_wild_lock);
+
 enum cep_state {
 	CEP_LISTENING,
 	CEP_CONNECTING,		/* initiator: TCP handshake */
@@ -127,6 +131,11 @@ static const char * const cep_state_name[CEP_NUM_STATES] = {
  * @saved_data_ready: the socket's callback before ours
  * @saved_state_change: the socket's callback before ours
  * @saved_write_space: the socket's callback before the data path's
+ * @wild_item: a wildcard listener's entry in cm_wild_listeners, under
+ *	cm_wild_lock; empty for other endpoints
+ * @wild_family: the wildcard listener's address family
+ * @wild_port: its port
+ * @owner_net: cookie of the network namespace its listen belongs to
  */
 struct iwtcp_cep {
 	struct kref ref;
@@ -156,6 +165,10 @@ struct iwtcp_cep {
 	void (*saved_data_ready)(struct sock *sk);
 	void (*saved_state_change)(struct sock *sk);
 	void (*saved_write_space)(struct sock *sk);
+	struct list_head wild_item;
+	sa_family_t wild_family;
+	__be16 wild_port;
+	u64 owner_net;
 };
 
 static void cep_release(struct kref *ref)
@@ -634,16 +647,60 @@ static __be16 *cm_port(struct sockaddr_storage *a)
 }
 
 /*
+ * The network namespace (its cookie) a wildcard listen on @dev belongs
+ * to, @dev_net being the cookie of the device's. rdma_cm calls
+ * iw_create_listen() from the listener's own context, except when it
+ * extends its wildcard listeners to a device being registered: then the
+ * caller is the task adding the device, and iw_cm_id carries no
+ * namespace. The same listener was extended to the other iwtcp devices
+ * before, and those extensions know their owner: one on the same port
+ * owned by @dev's namespace and not yet served here says the listener
+ * lives there; else one owned by another namespace says it does not.
+ * With no such sibling (no other iwtcp device, or none with that port)
+ * the adding task's namespace is taken. Two listeners of one port in
+ * different namespaces can only be told apart by their order here.
+ *
+ * Context: process context, cm_wild_lock held.
+ */
+static u64 cm_listen_owner(struct iwtcp_device *dev, struct iw_cm_id *cm_id,
+			   u64 dev_net)
+{
+	sa_family_t family = cm_id->local_addr.ss_family;
+	__be16 port = *cm_port(&cm_id->local_addr);
+	bool served = false, seen = false;
+	struct iwtcp_cep *l;
+	u64 other = 0;
+
+	lockdep_assert_held(&cm_wild_lock);
+	if (READ_ONCE(dev->registrar) != current)
+		return current->nsproxy->net_ns->net_cookie;
+	list_for_each_entry(l, &cm_wild_listeners, wild_item) {
+		if (l->wild_family != family || l->wild_port != port)
+			continue;
+		if (l->dev == dev)
+			served |= l->owner_net == dev_net;
+		else if (l->owner_net == dev_net)
+			seen = true;
+		else
+			other = l->owner_net;
+	}
+	if (seen && !served)
+		return dev_net;
+	return other ?: current->nsproxy->net_ns->net_cookie;
+}
+
+/*
  * A TCP socket for @cm_id, in the network namespace of the device's
  * netdev: the addresses of the device live there, whichever process or
- * kworker (a kernel ULP's) makes the call. A wildcard listen made from
- * another namespace gets -ENETUNREACH: nothing for that namespace can
- * arrive on this device. The socket is a user socket (it holds its
- * namespace, and binding a port below 1024 needs the caller's
- * CAP_NET_BIND_SERVICE, as for any socket).
+ * kworker (a kernel ULP's) makes the call. A wildcard listen (@owner not
+ * NULL) that belongs to another namespace (cm_listen_owner(), stored in
+ * @owner) gets -ENETUNREACH: nothing for that namespace can arrive on
+ * this device. The socket is a user socket (it holds its namespace, and
+ * binding a port below 1024 needs the caller's CAP_NET_BIND_SERVICE, as
+ * for any socket).
  */
 static int cm_sock_create(struct iwtcp_device *dev, struct iw_cm_id *cm_id,
-			  bool listen, struct socket **sockp)
+			  u64 *owner, struct socket **sockp)
 {
 	int family = cm_id->local_addr.ss_family;
 	struct net_device *netdev;
@@ -657,8 +714,9 @@ static int cm_sock_create(struct iwtcp_device *dev, struct iw_cm_id *cm_id,
 	if (!netdev)
 		return -ENODEV;
 	net = dev_net(netdev);
-	if (listen && cm_addr_any(&cm_id->local_addr) &&
-	    !net_eq(net, current->nsproxy->net_ns))
+	if (owner)
+		*owner = cm_listen_owner(dev, cm_id, net->net_cookie);
+	if (owner && *owner != net->net_cookie)
 		rv = -ENETUNREACH;
 	else
 		rv = __sock_create(net, family, SOCK_STREAM, IPPROTO_TCP,
@@ -740,7 +798,7 @@ static int cm_connect_sock(struct iwtcp_cep *cep, struct iw_cm_id *cm_id,
 
 	if (new_port && !privileged)
 		*port = 0;
-	rv = cm_sock_create(cep->dev, cm_id, false, &sock);
+	rv = cm_sock_create(cep->dev, cm_id, NULL, &sock);
 	if (rv)
 		return rv;
 	rv = cm_bind_connect(cep->dev, sock, &laddr, &cm_id->remote_addr);
@@ -748,7 +806,7 @@ static int cm_connect_sock(struct iwtcp_cep *cep, struct iw_cm_id *cm_id,
 	    *port) {
 		sock_release(sock);
 		*port = 0;
-		rv = cm_sock_create(cep->dev, cm_id, false, &sock);
+		rv = cm_sock_create(cep->dev, cm_id, NULL, &sock);
 		if (rv)
 			return rv;
 		rv = cm_bind_connect(cep->dev, sock, &laddr,
@@ -774,20 +832,24 @@ static int cm_connect_sock(struct iwtcp_cep *cep, struct iw_cm_id *cm_id,
 int iwtcp_create_listen(struct iw_cm_id *cm_id, int backlog)
 {
 	struct iwtcp_device *dev = to_iwtcp_dev(cm_id->device);
+	bool wild = cm_addr_any(&cm_id->local_addr);
+	struct socket *sock = NULL;
 	struct iwtcp_cep *cep;
-	struct socket *sock;
+	u64 owner = 0;
 	int rv;
 
+	if (wild)
+		mutex_lock(&cm_wild_lock);
 	/*
 	 * rdma_cm listens on every device for a wildcard address, also on
 	 * those whose netdev is in another namespace: such a listener has
 	 * no socket and never reports a request.
 	 */
-	rv = cm_sock_create(dev, cm_id, true, &sock);
+	rv = cm_sock_create(dev, cm_id, wild ? &owner : NULL, &sock);
 	if (rv == -ENETUNREACH)
 		sock = NULL;
 	else if (rv)
-		return rv;
+		goto out_unlock;
 	if (sock) {
 		rv = cm_bind(dev, sock, &cm_id->local_addr);
 		if (!rv)
@@ -807,11 +869,21 @@ int iwtcp_create_listen(struct iw_cm_id *cm_id, int backlog)
 	if (sock)
 		cep_attach_sock(cep, sock, NULL);
 	mutex_unlock(&cep->lock);
-	return 0;
+	if (wild) {
+		cep->wild_family = cm_id->local_addr.ss_family;
+		cep->wild_port = *cm_port(&cm_id->local_addr);
+		cep->owner_net = owner;
+		list_add_tail(&cep->wild_item, &cm_wild_listeners);
+	}
+	rv = 0;
+	goto out_unlock;
 
 err_release_sock:
 	if (sock)
 		sock_release(sock);
+out_unlock:
+	if (wild)
+		mutex_unlock(&cm_wild_lock);
 	return rv;
 }
 
@@ -832,6 +904,9 @@ int iwtcp_destroy_listen(struct iw_cm_id *cm_id)
 	if (!cep)
 		return 0;
 	cep_get(cep);
+	mutex_lock(&cm_wild_lock);
+	list_del_init(&cep->wild_item);
+	mutex_unlock(&cm_wild_lock);
 	mutex_lock(&cep->lock);
 	cep_close(cep, 0, 0);
 	mutex_unlock(&cep->lock);
@@ -1388,6 +1463,7 @@ static struct iwtcp_cep *cep_alloc(struct iwtcp_device *dev,
 	cep->dev = dev;
 	INIT_WORK(&cep->work, cep_work);
 	INIT_DELAYED_WORK(&cep->timer, cep_timeout);
+	INIT_LIST_HEAD(&cep->wild_item);
 	ibdev_dbg(&dev->base_dev, "CEP %u created\n", cep->id);
 	return cep;
 }

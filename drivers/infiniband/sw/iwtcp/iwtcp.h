@@ -115,6 +115,8 @@ struct iwtcp_stats {
  * @settings: MPA start-up choices of new connections (settings.c)
  * @stats: the counters, per CPU, from iwtcp_stats_init() until
  *	dealloc_driver (stats.c)
+ * @registrar: the task in ib_register_device() for this device, else
+ *	NULL; rdma_cm extends its wildcard listeners from it (cm.c)
  *
  * The netdev is never cached here: the RDMA core holds it for the port
  * (ib_device_set_netdev()) and code that needs it takes its own reference
@@ -137,6 +139,7 @@ struct iwtcp_device {
 	struct mutex settings_lock;
 	struct iwtcp_mpa_settings settings;
 	struct iwtcp_stats __percpu *stats;
+	struct task_struct *registrar;
 };
 
 struct iwtcp_ucontext {

@@ -230,7 +230,10 @@ static int iwtcp_newlink_locked(const char *name, struct net_device *netdev)
 	if (rv)
 		goto err_dealloc_device;
 	ib_mark_name_assigned_by_user(&dev->base_dev);
+	/* rdma_cm extends its wildcard listeners from here: see cm.c */
+	WRITE_ONCE(dev->registrar, current);
 	rv = ib_register_device(&dev->base_dev, name, NULL);
+	WRITE_ONCE(dev->registrar, NULL);
 	if (rv)
 		goto err_dealloc_device;
 	ibdev_info(&dev->base_dev, "created on %s\n", netdev->name);
