@@ -97,6 +97,12 @@ static const char * const cep_state_name[CEP_NUM_STATES] = {
 	[CEP_CLOSED] = "CLOSED",
 };
 
+/* The namespace a wildcard listen belongs to: see cm_listen_owner(). */
+struct cm_owner {
+	u64 net;
+	bool known;
+};
+
 /**
  * struct iwtcp_cep - connection endpoint (listener or connection)
  * @ref: see "Connection endpoint lifetime"
@@ -135,7 +141,7 @@ static const char * const cep_state_name[CEP_NUM_STATES] = {
  *	cm_wild_lock; empty for other endpoints
  * @wild_family: the wildcard listener's address family
  * @wild_port: its port
- * @owner_net: cookie of the network namespace its listen belongs to
+ * @owner: the network namespace its listen belongs to (cm_listen_owner())
  */
 struct iwtcp_cep {
 	struct kref ref;
@@ -168,14 +174,15 @@ struct iwtcp_cep {
 	struct list_head wild_item;
 	sa_family_t wild_family;
 	__be16 wild_port;
-	u64 owner_net;
+	struct cm_owner owner;
 };
 
 static void cep_release(struct kref *ref)
 {
 	struct iwtcp_cep *cep = container_of(ref, struct iwtcp_cep, ref);
 
-	WARN_ON_ONCE(cep->sock || cep->cm_id || cep->qp || cep->listener);
+	WARN_ON_ONCE(cep->sock || cep->cm_id || cep->qp || cep->listener ||
+		     !list_empty(&cep->wild_item));
 	if (cep->cred)
 		put_cred(cep->cred);
 	/* The device may be gone: cep_close() dropped its reference. */
@@ -653,17 +660,18 @@ static __be16 *cm_port(struct sockaddr_storage *a)
  * extends its wildcard listeners to a device being registered: then the
  * caller is the task adding the device, and iw_cm_id carries no
  * namespace. The same listener was extended to the other iwtcp devices
- * before, and those extensions know their owner: one on the same port
- * owned by @dev's namespace and not yet served here says the listener
- * lives there; else one owned by another namespace says it does not.
- * With no such sibling (no other iwtcp device, or none with that port)
- * the adding task's namespace is taken. Two listeners of one port in
- * different namespaces can only be told apart by their order here.
+ * before, and those extensions whose owner is known tell: one on the
+ * same port owned by @dev's namespace and not yet served here says the
+ * listener lives there; else one owned by another namespace says it does
+ * not. With no such sibling the adding task's namespace is taken, as a
+ * guess (@owner->known false) that later registrations do not build on.
+ * Two listeners of one port in different namespaces are told apart only
+ * by their order here.
  *
  * Context: process context, cm_wild_lock held.
  */
-static u64 cm_listen_owner(struct iwtcp_device *dev, struct iw_cm_id *cm_id,
-			   u64 dev_net)
+static void cm_listen_owner(struct iwtcp_device *dev, struct iw_cm_id *cm_id,
+			    u64 dev_net, struct cm_owner *owner)
 {
 	sa_family_t family = cm_id->local_addr.ss_family;
 	__be16 port = *cm_port(&cm_id->local_addr);
@@ -672,21 +680,28 @@ static u64 cm_listen_owner(struct iwtcp_device *dev, struct iw_cm_id *cm_id,
 	u64 other = 0;
 
 	lockdep_assert_held(&cm_wild_lock);
+	owner->net = current->nsproxy->net_ns->net_cookie;
+	owner->known = true;
 	if (READ_ONCE(dev->registrar) != current)
-		return current->nsproxy->net_ns->net_cookie;
+		return;
 	list_for_each_entry(l, &cm_wild_listeners, wild_item) {
 		if (l->wild_family != family || l->wild_port != port)
 			continue;
 		if (l->dev == dev)
-			served |= l->owner_net == dev_net;
-		else if (l->owner_net == dev_net)
+			served |= l->owner.net == dev_net;
+		else if (!l->owner.known)
+			continue;
+		else if (l->owner.net == dev_net)
 			seen = true;
 		else
-			other = l->owner_net;
+			other = l->owner.net;
 	}
 	if (seen && !served)
-		return dev_net;
-	return other ?: current->nsproxy->net_ns->net_cookie;
+		owner->net = dev_net;
+	else if (other)
+		owner->net = other;
+	else
+		owner->known = false;
 }
 
 /*
@@ -700,7 +715,7 @@ static u64 cm_listen_owner(struct iwtcp_device *dev, struct iw_cm_id *cm_id,
  * for any socket).
  */
 static int cm_sock_create(struct iwtcp_device *dev, struct iw_cm_id *cm_id,
-			  u64 *owner, struct socket **sockp)
+			  struct cm_owner *owner, struct socket **sockp)
 {
 	int family = cm_id->local_addr.ss_family;
 	struct net_device *netdev;
@@ -715,8 +730,8 @@ static int cm_sock_create(struct iwtcp_device *dev, struct iw_cm_id *cm_id,
 		return -ENODEV;
 	net = dev_net(netdev);
 	if (owner)
-		*owner = cm_listen_owner(dev, cm_id, net->net_cookie);
-	if (owner && *owner != net->net_cookie)
+		cm_listen_owner(dev, cm_id, net->net_cookie, owner);
+	if (owner && owner->net != net->net_cookie)
 		rv = -ENETUNREACH;
 	else
 		rv = __sock_create(net, family, SOCK_STREAM, IPPROTO_TCP,
@@ -833,9 +848,9 @@ int iwtcp_create_listen(struct iw_cm_id *cm_id, int backlog)
 {
 	struct iwtcp_device *dev = to_iwtcp_dev(cm_id->device);
 	bool wild = cm_addr_any(&cm_id->local_addr);
+	struct cm_owner owner = {};
 	struct socket *sock = NULL;
 	struct iwtcp_cep *cep;
-	u64 owner = 0;
 	int rv;
 
 	if (wild)
@@ -872,7 +887,7 @@ int iwtcp_create_listen(struct iw_cm_id *cm_id, int backlog)
 	if (wild) {
 		cep->wild_family = cm_id->local_addr.ss_family;
 		cep->wild_port = *cm_port(&cm_id->local_addr);
-		cep->owner_net = owner;
+		cep->owner = owner;
 		list_add_tail(&cep->wild_item, &cm_wild_listeners);
 	}
 	rv = 0;
