@@ -23,6 +23,7 @@ set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
 JUDGE=$(dirname "$0")/capture_judge.py
+ALIGN_JUDGE=$(dirname "$0")/align_judge.py
 
 require_cmd ip rdma ss dumpcap tshark python3 ib_send_bw ib_write_bw timeout
 modinfo iwtcp >/dev/null 2>&1 || ktap_skip_all "module iwtcp not installed"
@@ -35,9 +36,11 @@ test_cleanup() {
 	rm -rf "$out"
 }
 
+# Before each case: CRC on, markers honoured, EMSS 1024 (see the set-up).
 defaults() {
 	set_both mpa_crc on
 	set_both mpa_markers on
+	mtu 1076
 }
 
 # The FPDU counters of both devices: "A_TX A_RX B_TX B_RX".
@@ -82,14 +85,17 @@ mark() {
 	wait_for 60 _marked "$1" "$2"
 }
 
-# transfers PORT1 PORT2: ib_send_bw on PORT1 and ib_write_bw on PORT2 at
-# once, servers in ns2, clients in ns1 (rdma_cm, two connections each),
-# 20 messages of 16 full FPDUs each: with markers at EMSS 1024, MULPDU is
-# 1010 (RFC 5044 4.5), less the DDP/RDMAP header, 18 octets untagged
-# (Send), 14 tagged (Write). Results on stderr.
+# transfers PORT1 PORT2 [SIZE]: ib_send_bw on PORT1 and ib_write_bw on
+# PORT2 at once, servers in ns2, clients in ns1 (rdma_cm, two connections
+# each), 20 messages each of SIZE octets, by default of 16 full FPDUs:
+# with markers at EMSS 1024, MULPDU is 1010 (RFC 5044 4.5), less the
+# DDP/RDMAP header, 18 octets untagged (Send), 14 tagged (Write).
+# Results on stderr.
 transfers() {
-	local t p pids=() rc=0 ports=("$@")
+	local t p pids=() rc=0 ports=("$1" "$2")
 	local tools=(ib_send_bw ib_write_bw) sizes=($((16 * 992)) $((16 * 996)))
+
+	[[ -z ${3:-} ]] || sizes=("$3" "$3")
 
 	for t in 0 1; do
 		timeout 120 ip netns exec "$ns2" "${tools[t]}" -F -R -n 20 \
@@ -121,8 +127,10 @@ transfers() {
 	return "$rc"
 }
 
-# capture_case CRC MARKERS NAME: CRC and markers (1/0) set on both
-# devices, a capture of an ib_send_bw and an ib_write_bw run, judged.
+# capture_case CRC MARKERS NAME [SIZE]: CRC and markers (1/0) set on both
+# devices, a capture of an ib_send_bw and an ib_write_bw run (messages of
+# SIZE octets, see transfers), judged by Wireshark, or with ALIGN=1 by
+# align_judge.py.
 capture_case() {
 	local crc=$1 markers=$2 cap=$out/$3.pcapng log=$out/$3.dumpcap
 	local p1 p2 dpid before after a b deltas t0=$SECONDS
@@ -146,7 +154,7 @@ capture_case() {
 	mark "$cap" "iwtcp-capture-start-$p1"
 	echo "# capturing after $((SECONDS - t0)) s" >&2
 	before=$(counters)
-	transfers "$p1" "$p2"
+	transfers "$p1" "$p2" "${4:-}"
 	wait_for 60 ports_quiet "$p1" "$p2"
 	mark "$cap" "iwtcp-capture-end-$p1"
 	after=$(counters)
@@ -159,7 +167,12 @@ capture_case() {
 	sed 's/^/# dumpcap: /' "$log" >&2
 	echo "# transfers done after $((SECONDS - t0)) s" >&2
 	[[ -z ${CAPTURE_KEEP:-} ]] || cp "$cap" "$log" "$CAPTURE_KEEP/"
-	python3 "$JUDGE" "$cap" "$log" "$crc" "$markers" "$deltas" "$p1" "$p2"
+	if [[ -n ${ALIGN:-} ]]; then
+		python3 "$ALIGN_JUDGE" "$cap" "$deltas" "$p1" "$p2"
+	else
+		python3 "$JUDGE" "$cap" "$log" "$crc" "$markers" "$deltas" \
+			"$p1" "$p2"
+	fi
 	echo "# judged after $((SECONDS - t0)) s" >&2
 }
 
@@ -168,20 +181,43 @@ crc_on_markers_off() { capture_case 1 0 "${FUNCNAME[0]}"; }
 crc_off_markers_on() { capture_case 0 1 "${FUNCNAME[0]}"; }
 crc_off_markers_off() { capture_case 0 0 "${FUNCNAME[0]}"; }
 
+# mtu MTU: the veth pair's MTU, both ends.
+mtu() {
+	ip -n "$ns1" link set veth_a mtu "$1"
+	ip -n "$ns2" link set veth_b mtu "$1"
+}
+
+# EMSS 1448 (MTU 1500): a full FPDU holds two or three markers, as the
+# stream falls; each is sized to fill its segment (RFC 5044 4.5, 5.1), and
+# the last, short FPDU of a message (messages of 20001 octets) ends its
+# segment. align_judge.py walks the stream: every segment begins and ends
+# at an FPDU boundary. (Wireshark 4.0 counts a marker that falls between
+# two FPDUs in the first, against RFC 5044 4.3, and loses the stream.)
+markers_emss_1448() {
+	mtu 1500
+	ALIGN=1 capture_case 1 1 "${FUNCNAME[0]}" 20001
+}
+
+# EMSS 1449 (MTU 1501): no FPDU (a multiple of 4 octets) fills a segment,
+# so each one ends its own.
+markers_emss_1449() {
+	mtu 1501
+	ALIGN=1 capture_case 1 1 "${FUNCNAME[0]}" 20001
+}
+
 tests=(crc_on_markers_on crc_on_markers_off crc_off_markers_on
-	crc_off_markers_off)
+	crc_off_markers_off markers_emss_1448 markers_emss_1449)
 
 ktap_plan "${#tests[@]}"
 setup_two_hosts
 # Wireshark 4.0's MPA dissector finds markers only in an FPDU that starts
 # its TCP segment and fills it (it places them from the segment's sequence
-# number and length). iwtcp sizes FPDUs to the MSS (RFC 5044 4.5) but
-# kernel TCP cuts the stream where it likes: one MSS per packet (no GSO
-# super-packets) and an EMSS of 1024 (MTU 1076, timestamps on), where
-# a full FPDU with its markers is always 1024 octets (two markers in any
-# 1024 octets of stream), keep full FPDUs on segment boundaries.
-ip -n "$ns1" link set veth_a mtu 1076 gso_max_segs 1
-ip -n "$ns2" link set veth_b mtu 1076 gso_max_segs 1
+# number and length); it sees one MSS per packet (no GSO super-packets).
+# The four CRC x markers cases run at an EMSS of 1024 (MTU 1076,
+# timestamps on), where any full FPDU is 1024 octets with its markers
+# (two in any 1024 octets of stream); markers_emss_1448 runs at MTU 1500.
+ip -n "$ns1" link set veth_a gso_max_segs 1
+ip -n "$ns2" link set veth_b gso_max_segs 1
 defaults
 ktap_run_timed tests defaults
 defaults

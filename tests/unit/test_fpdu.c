@@ -290,6 +290,56 @@ static void test_mulpdu(void **state)
 	}
 }
 
+/*
+ * RFC 5044 4.5 dynamic MULPDU: the FPDU fits the segment, no larger
+ * ULPDU would, and back to back from any offset every FPDU fills the
+ * segment to EMSS less EMSS mod 4 (alignment kept, RFC 5044 5.1).
+ */
+static void test_mulpdu_at(void **state)
+{
+	struct iwtcp_fpdu_layout l;
+	u32 emss, off, m, full;
+
+	(void)state;
+	/* 1448: 1430 by the worst-case formula, 1434 with two markers */
+	assert_int_equal(iwtcp_fpdu_mulpdu_at(0, 1448, true), 1430);
+	assert_int_equal(iwtcp_fpdu_mulpdu_at(8, 1448, true), 1434);
+	assert_int_equal(iwtcp_fpdu_mulpdu_at(8, 1448, false),
+			 iwtcp_fpdu_mulpdu(1448, false));
+	assert_int_equal(iwtcp_fpdu_mulpdu_at(0, 100, true), 128);
+	assert_true(iwtcp_fpdu_mulpdu_at(0, 100000, true) <= 65535);
+	for (emss = 140; emss < 9200; emss += 7) {
+		full = emss - emss % 4;
+		for (off = 0; off < 512; off += 4) {
+			m = iwtcp_fpdu_mulpdu_at(off, emss, true);
+			assert_true(m >= iwtcp_fpdu_mulpdu(emss, true));
+			assert_int_equal(iwtcp_fpdu_markers(off, iwtcp_fpdu_len(m),
+							    &l), 0);
+			assert_true(l.wire_len <= emss);
+			assert_int_equal(iwtcp_fpdu_markers(off,
+					 iwtcp_fpdu_len(m + 4), &l), 0);
+			assert_true(l.wire_len > emss);
+		}
+		/*
+		 * A run of FPDUs from every offset: each one fills a segment,
+		 * but where one more ULPDU octet would bring in a marker that
+		 * now leads the next FPDU (4 octets short).
+		 */
+		for (off = 0; off < 4 * 512; off += 4) {
+			m = iwtcp_fpdu_mulpdu_at(off, emss, true);
+			assert_int_equal(iwtcp_fpdu_markers(off, iwtcp_fpdu_len(m),
+							    &l), 0);
+			if (m == iwtcp_fpdu_mulpdu(emss, true) &&
+			    l.wire_len < full - 4)
+				continue;	/* the 128-octet floor */
+			if (l.wire_len != full) {
+				assert_int_equal(l.wire_len, full - 4);
+				assert_int_equal((off + l.wire_len) % 512, 0);
+			}
+		}
+	}
+}
+
 static u32 rnd_state = 12345;
 
 static u32 rnd(void)
@@ -435,6 +485,7 @@ int main(void)
 		cmocka_unit_test(test_markers_all_phases),
 		cmocka_unit_test(test_markers_edges),
 		cmocka_unit_test(test_mulpdu),
+		cmocka_unit_test(test_mulpdu_at),
 		cmocka_unit_test(test_stream_round_trip),
 		cmocka_unit_test(test_parse_errors),
 		cmocka_unit_test(test_build_errors),

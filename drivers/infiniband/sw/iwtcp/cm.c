@@ -470,10 +470,17 @@ static void cep_established(struct iwtcp_cep *cep, enum iw_cm_event_type ev,
 	cep_established_work(cep);
 }
 
+/*
+ * Send a start-up frame (Request, Reply, RTR, TERM) whole. MSG_EOR: the
+ * first FPDU of full operation starts a TCP segment (RFC 5044 5.1) even
+ * when the frame before it is still queued.
+ */
 static int cep_send(struct iwtcp_cep *cep, const void *buf, size_t len)
 {
 	struct kvec vec = { .iov_base = (void *)buf, .iov_len = len };
-	struct msghdr msg = { .msg_flags = MSG_DONTWAIT | MSG_NOSIGNAL };
+	struct msghdr msg = {
+		.msg_flags = MSG_DONTWAIT | MSG_NOSIGNAL | MSG_EOR,
+	};
 	int rv;
 
 	rv = kernel_sendmsg(cep->sock, &msg, &vec, 1, len);

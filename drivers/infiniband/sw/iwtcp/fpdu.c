@@ -77,6 +77,44 @@ u32 iwtcp_fpdu_mulpdu(u32 emss, bool markers)
 }
 
 /**
+ * iwtcp_fpdu_mulpdu_at() - largest ULPDU whose FPDU fills one segment here
+ * @stream_off: stream offset of the FPDU's first octet, as for
+ *	iwtcp_fpdu_markers()
+ * @emss: effective MSS, octets
+ * @markers: markers are inserted in this direction
+ *
+ * The dynamic MULPDU of RFC 5044 4.5 ("MAY dynamically adjust the
+ * MULPDU"). iwtcp_fpdu_mulpdu() leaves room for the worst case of
+ * markers; an FPDU in which fewer fall is 4 or 8 octets short of @emss,
+ * TCP fills its segments regardless, and the FPDUs after it straddle
+ * segment boundaries (RFC 5044 5.1: alignment lost). Counting the
+ * markers that fall in the FPDU starting at @stream_off instead lets its
+ * wire length reach @emss less @emss mod 4, so FPDUs sent back to back
+ * start segments. Without markers this is iwtcp_fpdu_mulpdu().
+ *
+ * Context: Any context.
+ * Return: ULPDU octets, at least iwtcp_fpdu_mulpdu(@emss, @markers), at
+ * most IWTCP_MPA_ULPDU_MAX.
+ */
+u32 iwtcp_fpdu_mulpdu_at(u32 stream_off, u32 emss, bool markers)
+{
+	u32 ulpdu = iwtcp_fpdu_mulpdu(emss, markers);
+	struct iwtcp_fpdu_layout l;
+	u32 next;
+
+	if (!markers)
+		return ulpdu;
+	for (;;) {
+		next = ulpdu + IWTCP_MPA_FPDU_ALIGN;
+		if (next > IWTCP_MPA_ULPDU_MAX ||
+		    iwtcp_fpdu_markers(stream_off, iwtcp_fpdu_len(next), &l) ||
+		    l.wire_len > emss)
+			return ulpdu;
+		ulpdu = next;
+	}
+}
+
+/**
  * iwtcp_fpdu_marker_ptr() - FPDUPTR of one marker (RFC 5044 4.3)
  * @l: layout from iwtcp_fpdu_markers()
  * @i: marker index, below l->nr

@@ -17,10 +17,14 @@
  * entered TERMINATE, else the oldest inbound Read Request (its Read
  * Response, RFC 5040 5.2), else the next SQ element. Each message is cut
  * into FPDUs of at most MULPDU octets (RFC 5044 4.5, from the socket's
- * current MSS). Consecutive FPDUs of a message, up to 64 KiB of wire,
- * form one bio_vec array written with one sendmsg call: markers and
- * headers from a small scratch buffer, payload straight from the
- * registered pages (TCP copies it; no bounce buffer). The CRC is computed
+ * current MSS; with markers, counting those that fall in each FPDU, so
+ * that every full FPDU fills one segment). Consecutive FPDUs of a
+ * message, up to 64 KiB of wire, form one bio_vec array written with one
+ * sendmsg call; with markers, a batch ends after an FPDU that does not
+ * fill its segment, with MSG_EOR, so that the next FPDU starts a segment
+ * (RFC 5044 5.1). Markers and headers come from a small scratch buffer,
+ * payload straight from the registered pages (TCP copies it; no bounce
+ * buffer). The CRC is computed
  * over the same octets while the array is built. A batch that TCP takes
  * only partly stays pending until the write-space callback reports room.
  *
@@ -91,6 +95,11 @@ struct tx_src {
  * @wire_len: see @bv
  * @wire_sent: octets of it TCP took
  * @nfpdu: whole FPDUs in the batch, for the counters
+ * @seg_full: wire octets of an FPDU that fills a segment (the MSS), with
+ *	markers; 0 without them (MULPDU-sized FPDUs fill segments anyway,
+ *	and small messages may share one) or with the peer's G bit
+ * @eor: the batch ends with an FPDU short of @seg_full: TCP is to start a
+ *	new segment after it (MSG_EOR)
  * @layout: marker layout of the FPDU being built
  * @wpos: wire octets of it built so far
  * @mk: markers of it built so far
@@ -119,6 +128,8 @@ struct iwtcp_tx {
 	u32 wire_len;
 	u32 wire_sent;
 	u32 nfpdu;
+	u32 seg_full;
+	bool eor;
 	struct iwtcp_fpdu_layout layout;
 	u32 wpos;
 	u32 mk;
@@ -339,6 +350,7 @@ static void tx_fpdu_release(struct iwtcp_tx *tx)
 	tx_batch_cut(tx, 0, 0, 0);
 	tx->wire_sent = 0;
 	tx->nfpdu = 0;
+	tx->eor = false;
 }
 
 /*
@@ -415,6 +427,7 @@ static int tx_fpdu_end(struct iwtcp_tx *tx, u32 ulpdu_len)
 		return -EPROTO;
 	tx->st.off += tx->wpos;
 	tx->nfpdu++;
+	tx->eor = tx->seg_full && tx->wpos != tx->seg_full;
 	return 0;
 }
 
@@ -438,7 +451,8 @@ static int tx_push(struct iwtcp_qp *qp, bool more)
 {
 	struct iwtcp_tx *tx = qp->tx;
 	struct msghdr msg = {
-		.msg_flags = MSG_DONTWAIT | MSG_NOSIGNAL | (more ? MSG_MORE : 0),
+		.msg_flags = MSG_DONTWAIT | MSG_NOSIGNAL |
+			     (tx->eor ? MSG_EOR : more ? MSG_MORE : 0),
 	};
 	u32 left = tx->wire_len - tx->wire_sent;
 	int rv;
@@ -526,8 +540,6 @@ static u32 tx_msg_hdr(struct iwtcp_qp *qp, u32 paylen, bool last, u8 *hdr)
 	h.qn = IWTCP_DDP_QN_SEND;
 	h.msn = tx->msn[IWTCP_DDP_QN_SEND];
 	h.mo = tx->off;
-	if (last)
-		tx->msn[IWTCP_DDP_QN_SEND]++;
 	return iwtcp_ddp_build_untagged(&h, hdr, TX_HDR_MAX);
 }
 
@@ -588,7 +600,6 @@ static int tx_add_payload(struct iwtcp_qp *qp, u32 len)
 	return 0;
 }
 
-/* Build the next FPDU of a Send, Write or Read Response. */
 /*
  * Wire octets of one FPDU: RFC 5044 4.5, the current MSS; a peer that
  * set G takes larger FPDUs, which TCP then segments.
@@ -600,18 +611,22 @@ static u32 tx_emss(struct iwtcp_qp *qp)
 	return READ_ONCE(tcp_sk(qp->sk)->mss_cache);
 }
 
-static int tx_build_data(struct iwtcp_qp *qp)
+/*
+ * Build the next FPDU of a Send, Write or Read Response: as much payload
+ * as fills one segment from the FPDU's place in the stream (RFC 5044 4.5,
+ * 5.1).
+ */
+static int tx_build_data(struct iwtcp_qp *qp, u32 mss)
 {
 	struct iwtcp_tx *tx = qp->tx;
-	u32 mss = tx_emss(qp);
+	bool send = tx->kind == TX_SQ && tx->sqe.opcode != SIW_OP_WRITE;
 	u8 hdr[TX_HDR_MAX];
 	u32 hdr_len, room, paylen;
 	bool last;
 	int rv;
 
-	room = iwtcp_fpdu_mulpdu(mss, tx->st.markers) -
-	       (tx->kind == TX_SQ && tx->sqe.opcode != SIW_OP_WRITE ?
-		sizeof(struct iwtcp_ddp_untagged_hdr) :
+	room = iwtcp_fpdu_mulpdu_at(tx->st.off, mss, tx->st.markers) -
+	       (send ? sizeof(struct iwtcp_ddp_untagged_hdr) :
 		sizeof(struct iwtcp_ddp_tagged_hdr));
 	paylen = min(tx->len - tx->off, room);
 	last = tx->off + paylen == tx->len;
@@ -623,6 +638,9 @@ static int tx_build_data(struct iwtcp_qp *qp)
 		rv = tx_fpdu_end(tx, hdr_len + paylen);
 	if (rv)
 		return rv;
+	/* RFC 5041 5.1: the MSN counts whole messages, once it is built */
+	if (send && last)
+		tx->msn[IWTCP_DDP_QN_SEND]++;
 	tx->off += paylen;
 	tx->started = true;
 	if (tx->kind == TX_READ_RESP && tx->off == tx->len)
@@ -670,14 +688,14 @@ static int tx_build_read_req(struct iwtcp_qp *qp)
 }
 
 /* The next FPDU of the message in progress. */
-static int tx_build(struct iwtcp_qp *qp)
+static int tx_build(struct iwtcp_qp *qp, u32 mss)
 {
 	struct iwtcp_tx *tx = qp->tx;
 
 	if (tx->kind == TX_SQ && (tx->sqe.opcode == SIW_OP_READ ||
 				  tx->sqe.opcode == SIW_OP_READ_LOCAL_INV))
 		return tx_build_read_req(qp);
-	return tx_build_data(qp);
+	return tx_build_data(qp, mss);
 }
 
 /*
@@ -692,16 +710,27 @@ static int tx_build_batch(struct iwtcp_qp *qp)
 	u32 nbv, wire_len, scratch_used;
 	int rv;
 
+	/*
+	 * RFC 5044 5.1: with markers, FPDUs start TCP segments. Full FPDUs
+	 * fill segments (iwtcp_fpdu_mulpdu_at()); after a shorter one (the
+	 * last of a message, one the markers kept 4 octets short, or any
+	 * when the MSS is not a multiple of 4) the batch ends, and TCP
+	 * starts a new segment for what follows (MSG_EOR keeps later data
+	 * out of that socket buffer). The MSS is read once per batch: TCP
+	 * changes it when SACK blocks come and go.
+	 */
+	tx->seg_full = tx->st.markers && !tx->st.large ? mss : 0;
 	do {
 		nbv = tx->nbv;
 		wire_len = tx->wire_len;
 		scratch_used = tx->scratch_used;
-		rv = tx_build(qp);
+		rv = tx_build(qp, mss);
 		if (rv && nbv) {
 			tx_batch_cut(tx, nbv, wire_len, scratch_used);
 			return 0;
 		}
-	} while (!rv && tx->off < tx->len && tx_batch_room(tx, mss));
+	} while (!rv && tx->off < tx->len && !tx->eor &&
+		 tx_batch_room(tx, mss));
 	return rv;
 }
 
