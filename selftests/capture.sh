@@ -12,7 +12,9 @@
 # every FPDU's CRC checks good, without it none is checked; DDP headers
 # are decoded, one per FPDU (with markers: once Wireshark removed them);
 # per direction, the DDP segments decoded equal the sender's tx_fpdus and
-# the receiver's rx_fpdus (ports/1/hw_counters).
+# the receiver's rx_fpdus (ports/1/hw_counters). Two more cases, with
+# markers at EMSS 1448 and 1449, are judged by align_judge.py: every TCP
+# segment begins and ends at an FPDU boundary (RFC 5044 5.1).
 # Runs in the guest; topology: lib.sh's two hosts, servers on 192.0.2.2.
 # CAPTURE_KEEP=DIR keeps each case's capture and dumpcap log there.
 
