@@ -24,9 +24,9 @@
  * fill its segment, with MSG_EOR, so that the next FPDU starts a segment
  * (RFC 5044 5.1). Markers and headers come from a small scratch buffer,
  * payload straight from the registered pages (TCP copies it; no bounce
- * buffer). The CRC is computed
- * over the same octets while the array is built. A batch that TCP takes
- * only partly stays pending until the write-space callback reports room.
+ * buffer). The CRC is computed over the same octets while the array is
+ * built. A batch that TCP takes only partly stays pending until the
+ * write-space callback reports room.
  *
  * SQ elements stay VALID in the ring until they complete. Completions
  * leave in posting order (@sq_slots): a Send or Write completes once its
