@@ -317,7 +317,40 @@ no_endpoint_left() {
 
 test_cleanup() { rm -rf "$out"; echo 10 >/sys/module/iwtcp/parameters/mpa_timeout 2>/dev/null; }
 
-ktap_plan 19
+# Two wildcard listeners on one port, ns2's first, then ns1's. A device
+# added later gets rdma_cm's extensions of both from the task adding it;
+# the re-added iwtcp_a must serve ns1's listener (iwtcp matches rdma_cm's
+# listen order on iwtcp_b), and iwtcp_b still ns2's.
+relink_two_listeners() {
+	local s1 s2 rc=0
+
+	next_port
+	timeout 120 ip netns exec "$ns2" "$CM_TEST" server 0.0.0.0 "$port" \
+		accept 8 8 1 >"$out/srv2" 2>&1 &
+	s2=$!
+	wait_listen
+	timeout 120 ip netns exec "$ns1" "$CM_TEST" server 0.0.0.0 "$port" \
+		accept 8 8 1 >"$out/srv1" 2>&1 &
+	s1=$!
+	wait_for 30 bash -c "ip netns exec $ns1 ss -ltnH | grep -q ':$port '"
+	timeout 60 ip netns exec "$ns1" rdma link delete iwtcp_a
+	ip netns exec "$ns1" rdma link add iwtcp_a type iwtcp netdev veth_a
+	wait_for 30 bash -c "ip netns exec $ns1 ss -ltnH | grep -q ':$port '"
+	timeout 120 ip netns exec "$ns2" "$CM_TEST" client 192.0.2.1 "$port" \
+		established || rc=1
+	timeout 120 ip netns exec "$ns1" "$CM_TEST" client 192.0.2.2 "$port" \
+		established || rc=1
+	((rc == 0)) || kill "$s1" "$s2" 2>/dev/null || true
+	wait "$s1" || rc=1
+	wait "$s2" || rc=1
+	sed 's/^/# ns1 server: /' "$out/srv1" >&2
+	sed 's/^/# ns2 server: /' "$out/srv2" >&2
+	((rc == 0))
+	grep -q "cm_test server: ok" "$out/srv1"
+	grep -q "cm_test server: ok" "$out/srv2"
+}
+
+ktap_plan 20
 setup_two_hosts
 ktap_run "connect, accept, private data both ways, disconnect" connect_accept_disconnect
 ktap_run "each ULP sees the peer's IRD and ORD (RFC 6581 9.1)" ird_ord_seen
@@ -343,5 +376,7 @@ ktap_run "TCP holds most rdma_cm source ports: connects still succeed" \
 	ports_held_by_tcp
 ktap_run "200 connect/disconnect cycles" cycles
 ktap_run "64 simultaneous connects to one listener" simultaneous_connects
+ktap_run "two wildcard listeners of one port: a re-added link serves its own namespace's" \
+	relink_two_listeners
 ktap_run "every endpoint destroyed, no cm_id left" no_endpoint_left
 ktap_finish

@@ -660,55 +660,69 @@ static __be16 *cm_port(struct sockaddr_storage *a)
 	return &((struct sockaddr_in6 *)a)->sin6_port;
 }
 
+/* Is @l an extension of a wildcard listen on @family and @port? */
+static bool cm_wild_match(struct iwtcp_cep *l, sa_family_t family,
+			  __be16 port)
+{
+	return l->wild_family == family && l->wild_port == port;
+}
+
+/*
+ * The @k-th extension (from 0, in list order) of a wildcard listen on
+ * @family and @port to @dev, or NULL.
+ */
+static struct iwtcp_cep *cm_wild_nth(struct iwtcp_device *dev,
+				     sa_family_t family, __be16 port, u32 k)
+{
+	struct iwtcp_cep *l;
+
+	list_for_each_entry(l, &cm_wild_listeners, wild_item)
+		if (l->dev == dev && cm_wild_match(l, family, port) && !k--)
+			return l;
+	return NULL;
+}
+
 /*
  * The network namespace (its cookie) a wildcard listen on @dev belongs
- * to, @dev_net being the cookie of the device's. rdma_cm calls
- * iw_create_listen() from the listener's own context, except when it
- * extends its wildcard listeners to a device being registered: then the
- * caller is the task adding the device, and iw_cm_id carries no
- * namespace. The same listener was extended to the other iwtcp devices
- * before, and those extensions whose owner is known tell: one on the
- * same port owned by @dev's namespace and not yet served here says the
- * listener lives there; else one owned by another namespace says it does
- * not. With no such sibling the adding task's namespace is taken, as a
- * guess (@owner->known false) that later registrations do not build on.
- * Two listeners of one port in different namespaces are told apart only
- * by their order here.
+ * to. rdma_cm calls iw_create_listen() from the listener's own context,
+ * except when it extends its wildcard listeners to a device being
+ * registered: then the caller is the task adding the device, and
+ * iw_cm_id carries no namespace. rdma_cm extends them in the order they
+ * listened (cma_add_one(), listen_any_list), the order in which they
+ * also reached every other device (cm_wild_listeners is kept in that
+ * order). So the k-th extension of a port to @dev in this registration
+ * is the same listener as the k-th of that port on another iwtcp device,
+ * whose owner is known there. With no other device that knows, the
+ * adding task's namespace is taken, as a guess (@owner->known false)
+ * that later registrations do not build on.
  *
  * Context: process context, cm_wild_lock held.
  */
 static void cm_listen_owner(struct iwtcp_device *dev, struct iw_cm_id *cm_id,
-			    u64 dev_net, struct cm_owner *owner)
+			    struct cm_owner *owner)
 {
 	sa_family_t family = cm_id->local_addr.ss_family;
 	__be16 port = *cm_port(&cm_id->local_addr);
-	bool served = false, seen = false;
-	struct iwtcp_cep *l;
-	u64 other = 0;
+	struct iwtcp_cep *l, *sib;
+	u32 k = 0;
 
 	lockdep_assert_held(&cm_wild_lock);
 	owner->net = current->nsproxy->net_ns->net_cookie;
 	owner->known = true;
 	if (READ_ONCE(dev->registrar) != current)
 		return;
+	list_for_each_entry(l, &cm_wild_listeners, wild_item)
+		k += l->dev == dev && cm_wild_match(l, family, port);
 	list_for_each_entry(l, &cm_wild_listeners, wild_item) {
-		if (l->wild_family != family || l->wild_port != port)
+		if (l->dev == dev || !cm_wild_match(l, family, port))
 			continue;
-		if (l->dev == dev)
-			served |= l->owner.net == dev_net;
-		else if (!l->owner.known)
-			continue;
-		else if (l->owner.net == dev_net)
-			seen = true;
-		else
-			other = l->owner.net;
+		sib = cm_wild_nth(l->dev, family, port, k);
+		if (sib && sib->owner.known) {
+			owner->net = sib->owner.net;
+			return;
+		}
 	}
-	if (seen && !served)
-		owner->net = dev_net;
-	else if (other)
-		owner->net = other;
-	else
-		owner->known = false;
+	owner->known = false;
 }
 
 /*
@@ -737,7 +751,7 @@ static int cm_sock_create(struct iwtcp_device *dev, struct iw_cm_id *cm_id,
 		return -ENODEV;
 	net = dev_net(netdev);
 	if (owner)
-		cm_listen_owner(dev, cm_id, net->net_cookie, owner);
+		cm_listen_owner(dev, cm_id, owner);
 	if (owner && owner->net != net->net_cookie)
 		rv = -ENETUNREACH;
 	else
