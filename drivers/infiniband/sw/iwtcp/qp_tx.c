@@ -1018,6 +1018,13 @@ static void tx_run(struct iwtcp_qp *qp)
 			if (rv)
 				iwtcp_qp_to_error(qp);
 			tx_fpdu_release(tx);
+			/*
+			 * Its last octet is in the socket: the message is done,
+			 * whatever state receive moved the QP to meanwhile.
+			 */
+			if (!rv && tx->kind != TX_NONE && tx->started &&
+			    tx->off == tx->len)
+				tx_end_message(qp, SIW_WC_SUCCESS);
 			continue;
 		}
 		tx_fpdu_release(tx);
