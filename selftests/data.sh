@@ -313,6 +313,11 @@ counters() {
 	done
 	# rping -C 10: at least 10 Sends and 10 RDMA Reads each way
 	(($(delta a tx_fpdus) >= 20))
+	# user QPs transmit from the doorbell, never inline from a kernel
+	# post_send
+	for n in a b; do
+		[[ $(delta "$n" tx_inline_fpdus) == 0 ]]
+	done
 	for n in a b; do
 		for t in rx_crc_errors rx_marker_errors tx_terms rx_terms; do
 			[[ $(delta "$n" "$t") == 0 ]]

@@ -35,6 +35,15 @@ in_ns() {
 }
 wait_for 10 in_ns "$pid1" "$ns1"
 wait_for 10 in_ns "$pid2" "$ns2"
+counter() {
+	cat "/sys/class/infiniband/$1/ports/1/hw_counters/$2"
+}
+declare -A before
+for d in iwtcp_a iwtcp_b; do
+	for t in tx_fpdus tx_inline_fpdus; do
+		before[$d.$t]=$(counter "$d" "$t")
+	done
+done
 rc=0
 ctl=/sys/module/iwtcp_kdata/parameters/ctl
 # Each step runs in the namespace where its socket must live (the listener
@@ -59,6 +68,19 @@ done <<<"$lines"
 # The module's diagnostics, for the log.
 dmesg | sed -n 's/.*iwtcp_kdata: \(# .*\)/\1/p' >&2
 ktap_run "module status matches the checks" test "$rc" = "$((_ktap_fail ? 1 : 0))"
+# Kernel post_send writes FPDUs inline when the transmitter is idle (qp_tx.c,
+# DOC: Transmit); the worker writes the rest.
+inline_fpdus() {
+	local d all inl
+
+	for d in iwtcp_a iwtcp_b; do
+		all=$(($(counter "$d" tx_fpdus) - before[$d.tx_fpdus]))
+		inl=$(($(counter "$d" tx_inline_fpdus) - before[$d.tx_inline_fpdus]))
+		echo "# $d: $inl of $all FPDUs written inline" >&2
+		((inl > 0 && inl <= all)) || return 1
+	done
+}
+ktap_run "both sides wrote FPDUs inline from post_send" inline_fpdus
 unloaded() { ! grep -q '^iwtcp_kdata ' /proc/modules; }
 ktap_run "iwtcp_kdata unloaded" unloaded
 no_resources() {

@@ -1066,6 +1066,99 @@ out:
 	kd_teardown("rdma_disconnect: both sides see DISCONNECTED");
 }
 
+/*
+ * Connection 4: ping-pong of 8-octet Sends. The client posts from process
+ * context and waits for each answer; the server answers from its softirq
+ * completion handler, as kernel ULPs repost, so both kinds of post_send
+ * caller are exercised. The round-trip time goes to the log.
+ */
+#define KD_PP_ROUNDS 1000
+
+static struct {
+	struct ib_cqe srv_recv;
+	struct ib_cqe cli_recv;
+	struct ib_cqe send;
+	struct completion pong;
+	atomic_t errors;
+} kd_pp;
+
+static int kd_pp_recv(struct kd_end *end, struct ib_cqe *cqe)
+{
+	struct ib_sge sge = kd_sge(end, &end->rbuf[0], 0, 64);
+	struct ib_recv_wr wr = { .wr_cqe = cqe, .sg_list = &sge, .num_sge = 1 };
+	const struct ib_recv_wr *bad;
+
+	return ib_post_recv(end->qp, &wr, &bad);
+}
+
+static int kd_pp_send(struct kd_end *end)
+{
+	struct ib_sge sge = kd_sge(end, &end->sbuf, 0, 8);
+	struct ib_send_wr wr = {
+		.wr_cqe = &kd_pp.send,
+		.opcode = IB_WR_SEND,
+		.send_flags = IB_SEND_SIGNALED,
+		.sg_list = &sge,
+		.num_sge = 1,
+	};
+	const struct ib_send_wr *bad;
+
+	return ib_post_send(end->qp, &wr, &bad);
+}
+
+/* The server's handler, in softirq: repost the receive, then answer. */
+static void kd_pp_srv_recv_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	if (wc->status != IB_WC_SUCCESS)
+		return;	/* the flush at teardown */
+	if (kd_pp_recv(&kd_srv, &kd_pp.srv_recv) || kd_pp_send(&kd_srv))
+		atomic_inc(&kd_pp.errors);
+}
+
+static void kd_pp_cli_recv_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	if (wc->status != IB_WC_SUCCESS)
+		return;
+	complete(&kd_pp.pong);
+}
+
+static void kd_pp_send_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	if (wc->status != IB_WC_SUCCESS && wc->status != IB_WC_WR_FLUSH_ERR)
+		atomic_inc(&kd_pp.errors);
+}
+
+static void kd_pingpong(struct net *net1)
+{
+	bool ok;
+	ktime_t t0;
+	s64 us;
+	int i;
+
+	if (!kd_connect(net1, "fourth connection on the same listener"))
+		goto out;
+	kd_pp.srv_recv.done = kd_pp_srv_recv_done;
+	kd_pp.cli_recv.done = kd_pp_cli_recv_done;
+	kd_pp.send.done = kd_pp_send_done;
+	init_completion(&kd_pp.pong);
+	atomic_set(&kd_pp.errors, 0);
+	ok = !kd_pp_recv(&kd_srv, &kd_pp.srv_recv);
+	t0 = ktime_get();
+	for (i = 0; i < KD_PP_ROUNDS && ok; i++) {
+		reinit_completion(&kd_pp.pong);
+		ok = !kd_pp_recv(&kd_cli, &kd_pp.cli_recv) &&
+		     !kd_pp_send(&kd_cli) &&
+		     wait_for_completion_timeout(&kd_pp.pong, KD_TIMEOUT) &&
+		     !atomic_read(&kd_pp.errors);
+	}
+	us = ktime_us_delta(ktime_get(), t0);
+	pr_info("# pingpong: %d round trips, %lld us each\n", i,
+		i ? us / i : 0);
+	kd_check(ok, "1000 ping-pong SENDs, the server answering from its softirq handler");
+out:
+	kd_teardown("rdma_disconnect: both sides see DISCONNECTED");
+}
+
 static struct net *kd_net1, *kd_net2;
 
 static void kd_unlisten(void)
@@ -1105,6 +1198,8 @@ static int kd_ctl_set(const char *val, const struct kernel_param *kp)
 			kd_inflight(kd_net1, false);
 		if (!kd_wedged)
 			kd_inflight(kd_net1, true);
+		if (!kd_wedged)
+			kd_pingpong(kd_net1);
 		if (!kd_wedged)
 			kd_unlisten();
 		pr_info("%d checks, %d failed\n", kd_count, kd_failed);

@@ -303,6 +303,12 @@ static void cep_attach_sock(struct iwtcp_cep *cep, struct socket *sock,
 
 	cep->sock = sock;
 	cep_get(cep);	/* the callbacks' reference */
+	/*
+	 * A kernel post_send may write to the socket from softirq (qp_tx.c):
+	 * page fragments must be the socket's own, not the interrupted
+	 * task's, as for any socket written from atomic context.
+	 */
+	sk->sk_use_task_frag = false;
 	write_lock_bh(&sk->sk_callback_lock);
 	/* A child's callbacks are its listener's; restore the originals. */
 	cep->saved_data_ready = from ? from->saved_data_ready :

@@ -10,6 +10,7 @@
 #include <rdma/uverbs_ioctl.h>
 
 #include "cq.h"
+#include "qp_dp.h"
 #include "ring.h"
 
 /* siw_opcode -> ib_wc_opcode, for kernel consumers. */
@@ -55,6 +56,18 @@ static int cq_respond(struct iwtcp_cq *cq, struct ib_udata *udata, u64 key)
 	return ib_copy_to_udata(udata, &uresp, sizeof(uresp));
 }
 
+static void cq_call_handler(struct iwtcp_cq *cq)
+{
+	if (cq->base_cq.comp_handler)
+		cq->base_cq.comp_handler(&cq->base_cq, cq->base_cq.cq_context);
+}
+
+/* Context: hard interrupt (irq_work), as a NIC's completion interrupt. */
+static void cq_notify_work(struct irq_work *work)
+{
+	cq_call_handler(container_of(work, struct iwtcp_cq, notify_work));
+}
+
 /**
  * iwtcp_create_cq() - ib_device_ops.create_cq
  * @base_cq: CQ allocated by the RDMA core
@@ -82,6 +95,7 @@ int iwtcp_create_cq(struct ib_cq *base_cq, const struct ib_cq_init_attr *attr,
 	if (rv)
 		return rv;
 	spin_lock_init(&cq->lock);
+	init_irq_work(&cq->notify_work, cq_notify_work);
 	rv = iwtcp_ring_create(&cq->ring, udata, attr->cqe,
 			       sizeof(struct siw_cqe),
 			       sizeof(struct siw_cq_ctrl), &key);
@@ -120,6 +134,7 @@ int iwtcp_destroy_cq(struct ib_cq *base_cq, struct ib_udata *udata)
 {
 	struct iwtcp_cq *cq = to_iwtcp_cq(base_cq);
 
+	irq_work_sync(&cq->notify_work);
 	iwtcp_ring_destroy(&cq->ring);
 	iwtcp_count_put(&to_iwtcp_dev(base_cq->device)->num_cq);
 	ibdev_dbg(base_cq->device, "CQ %u destroyed\n", cq->id);
@@ -216,13 +231,19 @@ int iwtcp_cq_push(struct iwtcp_cq *cq, const struct iwtcp_wc *wc)
  * iwtcp_cq_notify() - call the CQ's completion handler
  * @cq: a CQ for which iwtcp_cq_push() returned 1
  *
+ * Inside a kernel post_send that transmits inline the handler runs a
+ * moment later from an irq_work: the ULP may hold the lock its handler
+ * takes. Elsewhere it runs here.
+ *
  * Context: any context; the caller must hold no QP or CQ lock, since the
  * handler may post work or poll.
  */
 void iwtcp_cq_notify(struct iwtcp_cq *cq)
 {
-	if (cq->base_cq.comp_handler)
-		cq->base_cq.comp_handler(&cq->base_cq, cq->base_cq.cq_context);
+	if (iwtcp_tx_in_post())
+		irq_work_queue(&cq->notify_work);
+	else
+		cq_call_handler(cq);
 }
 
 static void cq_to_wc(const struct siw_cqe *cqe, struct ib_wc *wc)

@@ -9,6 +9,7 @@
 #define IWTCP_H
 
 #include <linux/completion.h>
+#include <linux/irq_work.h>
 #include <linux/kref.h>
 #include <linux/spinlock.h>
 #include <linux/mutex.h>
@@ -71,6 +72,8 @@ enum iwtcp_limit {
  * enum iwtcp_stat - per-port counters (stats.c)
  * @IWTCP_STAT_TX_FPDUS: FPDUs (DDP segments) written to TCP
  * @IWTCP_STAT_TX_OCTETS: their octets on the wire, markers and CRC included
+ * @IWTCP_STAT_TX_INLINE_FPDUS: FPDUs of them written inline by a kernel
+ *	post_send, not by the transmit worker
  * @IWTCP_STAT_RX_FPDUS: FPDUs read from TCP that passed the MPA checks
  * @IWTCP_STAT_RX_OCTETS: their octets on the wire
  * @IWTCP_STAT_RX_CRC_ERRORS: FPDUs whose CRC failed (RFC 5044 4.4)
@@ -83,6 +86,7 @@ enum iwtcp_limit {
 enum iwtcp_stat {
 	IWTCP_STAT_TX_FPDUS,
 	IWTCP_STAT_TX_OCTETS,
+	IWTCP_STAT_TX_INLINE_FPDUS,
 	IWTCP_STAT_RX_FPDUS,
 	IWTCP_STAT_RX_OCTETS,
 	IWTCP_STAT_RX_CRC_ERRORS,
@@ -185,6 +189,8 @@ struct iwtcp_ring {
  * @ctrl: the arming word after the elements; written by user space too
  * @id: random id reported to user space
  * @overflowed: a completion was lost; the CQ is in error (under @lock)
+ * @notify_work: calls the completion handler when it is due inside a
+ *	kernel post_send (iwtcp_cq_notify())
  */
 struct iwtcp_cq {
 	struct ib_cq base_cq;
@@ -194,6 +200,7 @@ struct iwtcp_cq {
 	struct siw_cq_ctrl *ctrl;
 	u32 id;
 	bool overflowed;
+	struct irq_work notify_work;
 };
 
 /**
@@ -216,6 +223,15 @@ struct iwtcp_srq {
 struct iwtcp_cep;
 struct iwtcp_tx;
 struct iwtcp_rx;
+
+/*
+ * Bits of &iwtcp_qp.tx_flags (qp_tx.c): IWTCP_TX_BUSY while a context runs
+ * the transmitter, IWTCP_TX_AGAIN when another asked for a run meanwhile.
+ */
+enum {
+	IWTCP_TX_BUSY,
+	IWTCP_TX_AGAIN,
+};
 
 /**
  * enum iwtcp_qp_state - QP states of the RDMAC/iWARP verbs
@@ -322,8 +338,10 @@ struct iwtcp_irq_entry {
  *	executing or done (under @sq_lock)
  * @sk: the connection's TCP socket, held (sock_hold) from the moment the
  *	QP enters RTS until it is destroyed; the endpoint owns the socket
- * @tx: transmit state, owned by the holder of @tx_mutex (qp_tx.c)
- * @tx_mutex: one transmitter at a time
+ * @tx: transmit state, owned by the transmitter (qp_tx.c); set once, with
+ *	smp_store_release(), before the QP enters RTS
+ * @tx_flags: IWTCP_TX_BUSY while a context runs the transmitter,
+ *	IWTCP_TX_AGAIN when another asked for a run meanwhile (qp_tx.c)
  * @tx_work: runs the transmitter; holds a QP reference while queued
  * @rx: receive state, owned by the holder of the socket lock (qp_rx.c)
  * @orq_lock: serialises @orq between transmit and receive
@@ -369,8 +387,7 @@ struct iwtcp_qp {
 	u32 sq_tx;
 	struct sock *sk;
 	struct iwtcp_tx *tx;
-	/* one transmitter at a time */
-	struct mutex tx_mutex;
+	unsigned long tx_flags;
 	struct work_struct tx_work;
 	struct iwtcp_rx *rx;
 	/* serialises the ORQ */

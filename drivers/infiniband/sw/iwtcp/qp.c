@@ -115,7 +115,6 @@ static void qp_init(struct iwtcp_qp *qp, struct ib_qp_init_attr *attr)
 	spin_lock_init(&qp->rq_lock);
 	spin_lock_init(&qp->orq_lock);
 	spin_lock_init(&qp->irq_lock);
-	mutex_init(&qp->tx_mutex);
 	INIT_WORK(&qp->tx_work, iwtcp_qp_tx_work);
 	qp->state = IWTCP_QP_IDLE;
 	qp->ib_state = IB_QPS_RESET;
@@ -532,7 +531,6 @@ static void qp_free_data_path(struct iwtcp_qp *qp)
 	kvfree(qp->sq_slots);
 	if (qp->sk)
 		sock_put(qp->sk);
-	mutex_destroy(&qp->tx_mutex);
 }
 
 /**
@@ -703,7 +701,7 @@ static int qp_post_kernel(struct iwtcp_qp *qp, const struct ib_send_wr *wr,
 	spin_unlock_irqrestore(&qp->sq_lock, flags);
 	if (rv)
 		*bad_wr = wr;
-	iwtcp_qp_tx_kick(qp);
+	iwtcp_qp_tx_post(qp);
 	return rv;
 }
 
@@ -713,11 +711,11 @@ static int qp_post_kernel(struct iwtcp_qp *qp, const struct ib_send_wr *wr,
  * @wr: kernel work requests, or NULL: the libsiw doorbell of a user QP
  * @bad_wr: first work request not taken
  *
- * In RTS kernel work requests go on the SQ ring and the transmitter is
- * queued; the doorbell of a user QP runs the transmitter in the caller's
- * context. In ERROR every work request completes at once with a flush
- * status (and the doorbell flushes the user SQ). Other states answer
- * -ENOTCONN.
+ * In RTS kernel work requests go on the SQ ring and the transmitter runs
+ * inline when idle, else is queued (qp_tx.c, DOC: Transmit); the
+ * doorbell of a user QP runs the transmitter in the caller's context.
+ * In ERROR every work request completes at once with a flush status (and
+ * the doorbell flushes the user SQ). Other states answer -ENOTCONN.
  *
  * Context: any context for kernel QPs, including hard interrupts; never
  * sleeps then. The doorbell comes in process context and may sleep.

@@ -28,6 +28,10 @@ bool iwtcp_sq_retire_head(struct iwtcp_qp *qp, u8 status);
 void iwtcp_qp_tx_kick(struct iwtcp_qp *qp);
 void iwtcp_qp_tx_work(struct work_struct *work);
 void iwtcp_qp_tx_doorbell(struct iwtcp_qp *qp);
+void iwtcp_qp_tx_post(struct iwtcp_qp *qp);
+void iwtcp_sk_held_enter(void);
+void iwtcp_sk_held_exit(void);
+bool iwtcp_tx_in_post(void);
 int iwtcp_qp_tx_init(struct iwtcp_qp *qp, const struct iwtcp_fpdu_stream *st,
 		     u8 rtr_sent);
 void iwtcp_qp_tx_free(struct iwtcp_qp *qp);

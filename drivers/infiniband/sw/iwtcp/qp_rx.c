@@ -787,8 +787,14 @@ void iwtcp_qp_rx(struct iwtcp_qp *qp, struct sock *sk)
 		.count = 1,
 	};
 
-	if (qp->rx)
-		tcp_read_sock(sk, &desc, rx_actor);
+	if (!qp->rx)
+		return;
+	/* a post_send from a completion handler called here defers */
+	local_bh_disable();
+	iwtcp_sk_held_enter();
+	tcp_read_sock(sk, &desc, rx_actor);
+	iwtcp_sk_held_exit();
+	local_bh_enable();
 }
 
 /**

@@ -7,11 +7,22 @@
 /**
  * DOC: Transmit
  *
- * One transmitter runs per QP at a time, under @tx_mutex: the libsiw
- * doorbell (post_send of a user QP, process context) runs it directly when
- * the mutex is free; everything else (kernel post_send, which may be
- * called in atomic context, the socket's write-space callback, Read
- * Requests and Read Responses arriving, a state change) queues @tx_work.
+ * One transmitter runs per QP at a time: the context that sets
+ * IWTCP_TX_BUSY in @tx_flags. A context that finds it set leaves
+ * IWTCP_TX_AGAIN behind, and the owner queues @tx_work when it lets go.
+ * - The libsiw doorbell (post_send of a user QP, process context) runs
+ *   the transmitter directly.
+ * - A kernel post_send runs it inline when the SQ was idle: under the
+ *   socket's spinlock, with tcp_sendmsg_locked() and atomic allocations,
+ *   for one batch, as net/xfrm/espintcp.c writes to TCP from softirq.
+ *   It defers to @tx_work in hard interrupts, with interrupts disabled,
+ *   while the socket is owned by a process, inside iwtcp's own receive
+ *   (which holds a socket's spinlock), and where a memory cgroup charge
+ *   could sleep. Completion handlers due during an inline run are called
+ *   from an irq_work, not from inside the ULP's post_send.
+ * - Everything else (the socket's write-space callback, Read Requests and
+ *   Read Responses arriving, a state change, what the inline run left)
+ *   queues @tx_work.
  *
  * The transmitter picks one message at a time: a TERMINATE when the QP
  * entered TERMINATE, else the oldest inbound Read Request (its Read
@@ -73,7 +84,7 @@ struct tx_src {
 };
 
 /**
- * struct iwtcp_tx - transmit state of a connected QP (owner: @tx_mutex)
+ * struct iwtcp_tx - transmit state of a connected QP (owner: IWTCP_TX_BUSY)
  * @st: stream offset for markers, markers and CRC in this direction
  * @msn: next MSN per untagged queue (RFC 5041 5.1)
  * @kind: the message in progress
@@ -106,6 +117,8 @@ struct tx_src {
  * @crc: CRC register over it
  * @scratch_used: octets of @scratch used by the FPDU being built
  * @scratch: markers, header, pad and CRC of the FPDU
+ * @atomic: this run is inline in a kernel post_send, under the socket's
+ *	spinlock: one batch, written with tcp_sendmsg_locked()
  */
 struct iwtcp_tx {
 	struct iwtcp_fpdu_stream st;
@@ -136,6 +149,7 @@ struct iwtcp_tx {
 	u32 crc;
 	u32 scratch_used;
 	u8 scratch[TX_SCRATCH];
+	bool atomic;
 };
 
 static struct workqueue_struct *iwtcp_tx_wq;
@@ -445,7 +459,8 @@ static int tx_fpdu_hdr_only(struct iwtcp_tx *tx, const void *ulpdu, u32 len)
 /*
  * Write the rest of the pending batch. Returns 0 when it is all in the
  * socket (and counted), -EAGAIN when TCP is full (the write-space callback
- * kicks the transmitter again), or the socket's error.
+ * kicks the transmitter again; after an inline run, the worker tries
+ * too), or the socket's error.
  */
 static int tx_push(struct iwtcp_qp *qp, bool more)
 {
@@ -460,14 +475,24 @@ static int tx_push(struct iwtcp_qp *qp, bool more)
 	iov_iter_bvec(&msg.msg_iter, ITER_SOURCE, tx->bv, tx->nbv,
 		      tx->wire_len);
 	iov_iter_advance(&msg.msg_iter, tx->wire_sent);
-	rv = tcp_sendmsg(qp->sk, &msg, left);
+	if (tx->atomic)
+		rv = tcp_sendmsg_locked(qp->sk, &msg, left);
+	else
+		rv = tcp_sendmsg(qp->sk, &msg, left);
+	if (rv >= 0)
+		tx->wire_sent += rv;
+	if (rv >= 0 && rv != left)
+		rv = -EAGAIN;
+	/* atomic allocations may fail where the worker's would not */
+	if (rv == -EAGAIN && tx->atomic)
+		set_bit(IWTCP_TX_AGAIN, &qp->tx_flags);
 	if (rv < 0)
 		return rv;
-	tx->wire_sent += rv;
-	if (rv != left)
-		return -EAGAIN;
 	iwtcp_stat_add(qp_dev(qp), IWTCP_STAT_TX_FPDUS, tx->nfpdu);
 	iwtcp_stat_add(qp_dev(qp), IWTCP_STAT_TX_OCTETS, tx->wire_len);
+	if (tx->atomic)
+		iwtcp_stat_add(qp_dev(qp), IWTCP_STAT_TX_INLINE_FPDUS,
+			       tx->nfpdu);
 	return 0;
 }
 
@@ -999,15 +1024,16 @@ static bool tx_is_user(struct iwtcp_qp *qp)
 	return !rdma_is_kernel_res(&qp->base_qp.res);
 }
 
-/* The transmitter. Caller holds @tx_mutex. */
+/* The transmitter. Caller owns it (IWTCP_TX_BUSY). */
 static void tx_run(struct iwtcp_qp *qp)
 {
 	struct iwtcp_tx *tx = qp->tx;
 	enum iwtcp_qp_state state;
 	bool user = tx_is_user(qp);
+	bool built = false;
 	int rv;
 
-	lockdep_assert_held(&qp->tx_mutex);
+	WARN_ON_ONCE(!test_bit(IWTCP_TX_BUSY, &qp->tx_flags));
 	for (;;) {
 		state = READ_ONCE(qp->state);
 		/* In ERROR the connection is gone: drop what was not sent. */
@@ -1043,6 +1069,12 @@ static void tx_run(struct iwtcp_qp *qp)
 			return;
 		if (tx->kind == TX_NONE)
 			continue;
+		/* an inline run sends one batch; the worker does the rest */
+		if (tx->atomic && built) {
+			set_bit(IWTCP_TX_AGAIN, &qp->tx_flags);
+			return;
+		}
+		built = true;
 		rv = tx_build_batch(qp);
 		if (rv == -EACCES && tx->kind == TX_READ_RESP) {
 			/* RFC 5040 7.2: the source STag went away meanwhile */
@@ -1061,6 +1093,32 @@ static void tx_run(struct iwtcp_qp *qp)
 	}
 }
 
+/*
+ * Become the transmitter, or leave IWTCP_TX_AGAIN for the one running:
+ * it queues @tx_work when it lets go (tx_unlock()). The fully ordered
+ * test_and_clear_bit() makes the new owner see what was posted before
+ * the flag was set.
+ */
+static bool tx_trylock(struct iwtcp_qp *qp)
+{
+	set_bit(IWTCP_TX_AGAIN, &qp->tx_flags);
+	/* AGAIN before BUSY is tested; pairs with tx_unlock() */
+	smp_mb__after_atomic();
+	if (test_and_set_bit_lock(IWTCP_TX_BUSY, &qp->tx_flags))
+		return false;
+	test_and_clear_bit(IWTCP_TX_AGAIN, &qp->tx_flags);
+	return true;
+}
+
+static void tx_unlock(struct iwtcp_qp *qp)
+{
+	clear_bit_unlock(IWTCP_TX_BUSY, &qp->tx_flags);
+	/* BUSY clear before AGAIN is tested; pairs with tx_trylock() */
+	smp_mb__after_atomic();
+	if (test_bit(IWTCP_TX_AGAIN, &qp->tx_flags))
+		iwtcp_qp_tx_kick(qp);
+}
+
 /**
  * iwtcp_qp_tx_work() - the QP's transmit work item (@tx_work)
  * @work: the work item; its queuing took a QP reference, dropped here
@@ -1071,10 +1129,12 @@ void iwtcp_qp_tx_work(struct work_struct *work)
 {
 	struct iwtcp_qp *qp = container_of(work, struct iwtcp_qp, tx_work);
 
-	mutex_lock(&qp->tx_mutex);
-	if (qp->tx)
-		tx_run(qp);
-	mutex_unlock(&qp->tx_mutex);
+	if (tx_trylock(qp)) {
+		/* pairs with iwtcp_qp_tx_init() */
+		if (smp_load_acquire(&qp->tx))
+			tx_run(qp);
+		tx_unlock(qp);
+	}
 	iwtcp_qp_rem_ref(&qp->base_qp);
 }
 
@@ -1102,13 +1162,128 @@ void iwtcp_qp_tx_kick(struct iwtcp_qp *qp)
 void iwtcp_qp_tx_doorbell(struct iwtcp_qp *qp)
 {
 	might_sleep();
-	if (!mutex_trylock(&qp->tx_mutex)) {
+	if (!tx_trylock(qp))
+		return;
+	/* pairs with iwtcp_qp_tx_init() */
+	if (smp_load_acquire(&qp->tx))
+		tx_run(qp);
+	tx_unlock(qp);
+}
+
+/* Per CPU: iwtcp holds a socket's spinlock here (receive, inline run). */
+static DEFINE_PER_CPU(unsigned int, tx_sk_held);
+/* Per CPU: an inline run is inside a ULP's post_send here. */
+static DEFINE_PER_CPU(unsigned int, tx_in_post);
+
+/**
+ * iwtcp_sk_held_enter() - iwtcp takes a socket's spinlock on this CPU
+ *
+ * Until iwtcp_sk_held_exit(), a kernel post_send on this CPU (from a
+ * completion handler called meanwhile) defers to the worker: running
+ * inline would take a socket spinlock inside another one.
+ *
+ * Context: bottom halves disabled.
+ */
+void iwtcp_sk_held_enter(void)
+{
+	__this_cpu_inc(tx_sk_held);
+}
+
+/**
+ * iwtcp_sk_held_exit() - the end of iwtcp_sk_held_enter()
+ *
+ * Context: bottom halves disabled, on the CPU of the enter.
+ */
+void iwtcp_sk_held_exit(void)
+{
+	__this_cpu_dec(tx_sk_held);
+}
+
+/**
+ * iwtcp_tx_in_post() - is an inline run inside a ULP's post_send here?
+ *
+ * Then completion handlers are deferred (iwtcp_cq_notify()): the ULP may
+ * hold the lock its handler takes.
+ *
+ * Context: any context.
+ * Return: true inside an inline run on this CPU.
+ */
+bool iwtcp_tx_in_post(void)
+{
+	return this_cpu_read(tx_in_post);
+}
+
+/*
+ * May a kernel post_send run the transmitter inline here? Not in hard
+ * interrupts or with interrupts off (bottom halves cannot be enabled
+ * again there), not inside iwtcp's own hold of a socket spinlock, and
+ * not in task context on a socket charged to a memory cgroup: that
+ * charge uses GFP_KERNEL in task context whatever sk_allocation says.
+ */
+static bool tx_may_inline(struct sock *sk)
+{
+	if (in_hardirq() || in_nmi() || irqs_disabled())
+		return false;
+	if (this_cpu_read(tx_sk_held))
+		return false;
+	return !(in_task() && READ_ONCE(sk->sk_memcg));
+}
+
+/**
+ * iwtcp_qp_tx_post() - transmit what a kernel post_send queued
+ * @qp: the kernel QP
+ *
+ * Runs the transmitter inline for one batch when it is idle and the
+ * context allows (see DOC: Transmit), else queues @tx_work. Inline, the
+ * socket's spinlock is held and sk_allocation is GFP_ATOMIC for the
+ * run: TCP's softirq paths take the same lock, and a process owning the
+ * socket makes this defer, so nobody else allocates for the socket
+ * meanwhile.
+ *
+ * Context: any context, including hard interrupts; never sleeps.
+ */
+void iwtcp_qp_tx_post(struct iwtcp_qp *qp)
+{
+	struct sock *sk = READ_ONCE(qp->sk);
+	struct iwtcp_tx *tx;
+	gfp_t gfp;
+
+	if (!sk || !tx_may_inline(sk)) {
 		iwtcp_qp_tx_kick(qp);
 		return;
 	}
-	if (qp->tx)
-		tx_run(qp);
-	mutex_unlock(&qp->tx_mutex);
+	if (!tx_trylock(qp))
+		return;
+	/* pairs with iwtcp_qp_tx_init() */
+	tx = smp_load_acquire(&qp->tx);
+	/* Only an idle transmitter: otherwise the order is the worker's. */
+	if (!tx || tx->kind != TX_NONE || tx->wire_sent < tx->wire_len) {
+		set_bit(IWTCP_TX_AGAIN, &qp->tx_flags);
+		tx_unlock(qp);
+		return;
+	}
+	local_bh_disable();
+	bh_lock_sock(sk);
+	if (sock_owned_by_user(sk)) {
+		bh_unlock_sock(sk);
+		local_bh_enable();
+		set_bit(IWTCP_TX_AGAIN, &qp->tx_flags);
+		tx_unlock(qp);
+		return;
+	}
+	__this_cpu_inc(tx_sk_held);
+	__this_cpu_inc(tx_in_post);
+	gfp = sk->sk_allocation;
+	WRITE_ONCE(sk->sk_allocation, GFP_ATOMIC | __GFP_NOWARN);
+	tx->atomic = true;
+	tx_run(qp);
+	tx->atomic = false;
+	WRITE_ONCE(sk->sk_allocation, gfp);
+	__this_cpu_dec(tx_in_post);
+	__this_cpu_dec(tx_sk_held);
+	bh_unlock_sock(sk);
+	local_bh_enable();
+	tx_unlock(qp);
 }
 
 /**
@@ -1137,9 +1312,8 @@ int iwtcp_qp_tx_init(struct iwtcp_qp *qp, const struct iwtcp_fpdu_stream *st,
 		tx->msn[IWTCP_DDP_QN_SEND]++;
 	if (rtr_sent == IWTCP_MPA_RTR_READ)
 		tx->msn[IWTCP_DDP_QN_READ_REQ]++;
-	mutex_lock(&qp->tx_mutex);
-	qp->tx = tx;
-	mutex_unlock(&qp->tx_mutex);
+	/* the transmitter's entries read it with smp_load_acquire() */
+	smp_store_release(&qp->tx, tx);
 	return 0;
 }
 
