@@ -233,12 +233,20 @@ static bool kd_wait_cm(struct kd_end *end, enum rdma_cm_event_type event)
 	return true;
 }
 
+/* The task inside ib_post_send() for kd_bad_lkey(), else NULL. */
+static struct task_struct *kd_poster;
+static atomic_t kd_sync_events;
+
 static void kd_qp_event(struct ib_event *ev, void *ctx)
 {
 	struct kd_end *end = ctx;
 
+	/* a NIC reports from its interrupt, never inside the caller's post */
+	if (in_task() && current == READ_ONCE(kd_poster))
+		atomic_inc(&kd_sync_events);
 	atomic_inc(&end->qp_events);
 	pr_info("# %s: QP event %s\n", end->name, ib_event_msg(ev->event));
+	wake_up(&kd_wq);
 }
 
 /* --- buffers and MRs ------------------------------------------------- */
@@ -1128,6 +1136,38 @@ static void kd_pp_send_done(struct ib_cq *cq, struct ib_wc *wc)
 		atomic_inc(&kd_pp.errors);
 }
 
+/*
+ * A SEND with an unknown lkey on the idle client QP: the transmitter runs
+ * inside ib_post_send(), finds the error and raises a QP event, which
+ * must reach the handler from an interrupt, not from within the post.
+ */
+static void kd_bad_lkey(void)
+{
+	struct ib_sge sge = kd_sge(&kd_cli, &kd_cli.sbuf, 0, 8);
+	struct ib_send_wr wr = {
+		.wr_cqe = &kd_pp.send,
+		.opcode = IB_WR_SEND,
+		.send_flags = IB_SEND_SIGNALED,
+		.sg_list = &sge,
+		.num_sge = 1,
+	};
+	const struct ib_send_wr *bad;
+	int events = atomic_read(&kd_cli.qp_events);
+	bool ok;
+
+	sge.lkey = 0xfffffe00;
+	atomic_set(&kd_sync_events, 0);
+	WRITE_ONCE(kd_poster, current);
+	ok = !ib_post_send(kd_cli.qp, &wr, &bad);
+	WRITE_ONCE(kd_poster, NULL);
+	ok = ok && wait_event_timeout(kd_wq,
+				      atomic_read(&kd_cli.qp_events) > events,
+				      KD_TIMEOUT);
+	kd_check(ok, "client: a SEND with an unknown lkey raises a QP event");
+	kd_check(!atomic_read(&kd_sync_events),
+		 "client: that event is not reported from inside ib_post_send()");
+}
+
 static void kd_pingpong(struct net *net1)
 {
 	bool ok;
@@ -1155,6 +1195,7 @@ static void kd_pingpong(struct net *net1)
 	pr_info("# pingpong: %d round trips, %lld us each\n", i,
 		i ? us / i : 0);
 	kd_check(ok, "1000 ping-pong SENDs, the server answering from its softirq handler");
+	kd_bad_lkey();
 out:
 	kd_teardown("rdma_disconnect: both sides see DISCONNECTED");
 }

@@ -56,16 +56,54 @@ static int cq_respond(struct iwtcp_cq *cq, struct ib_udata *udata, u64 key)
 	return ib_copy_to_udata(udata, &uresp, sizeof(uresp));
 }
 
+/* Bits of &iwtcp_cq.deferred */
+enum {
+	CQ_DEFER_NOTIFY,
+	CQ_DEFER_ERR,
+};
+
 static void cq_call_handler(struct iwtcp_cq *cq)
 {
 	if (cq->base_cq.comp_handler)
 		cq->base_cq.comp_handler(&cq->base_cq, cq->base_cq.cq_context);
 }
 
-/* Context: hard interrupt (irq_work), as a NIC's completion interrupt. */
-static void cq_notify_work(struct irq_work *work)
+static void cq_call_err_handler(struct iwtcp_cq *cq)
 {
-	cq_call_handler(container_of(work, struct iwtcp_cq, notify_work));
+	struct ib_event event = {
+		.device = cq->base_cq.device,
+		.element.cq = &cq->base_cq,
+		.event = IB_EVENT_CQ_ERR,
+	};
+
+	if (cq->base_cq.event_handler)
+		cq->base_cq.event_handler(&event, cq->base_cq.cq_context);
+}
+
+/* Context: hard interrupt (irq_work), as a NIC's completion interrupt. */
+static void cq_defer_work(struct irq_work *work)
+{
+	struct iwtcp_cq *cq = container_of(work, struct iwtcp_cq, defer_work);
+
+	if (test_and_clear_bit(CQ_DEFER_ERR, &cq->deferred))
+		cq_call_err_handler(cq);
+	if (test_and_clear_bit(CQ_DEFER_NOTIFY, &cq->deferred))
+		cq_call_handler(cq);
+}
+
+/*
+ * Inside a kernel post_send that transmits inline, handlers run from an
+ * irq_work, in hard interrupt context as a NIC's interrupt calls them,
+ * not within the ULP's own call, where it may hold the lock its handler
+ * takes. Returns true if deferred.
+ */
+static bool cq_defer(struct iwtcp_cq *cq, int what)
+{
+	if (!iwtcp_tx_in_post())
+		return false;
+	set_bit(what, &cq->deferred);
+	irq_work_queue(&cq->defer_work);
+	return true;
 }
 
 /**
@@ -95,7 +133,7 @@ int iwtcp_create_cq(struct ib_cq *base_cq, const struct ib_cq_init_attr *attr,
 	if (rv)
 		return rv;
 	spin_lock_init(&cq->lock);
-	init_irq_work(&cq->notify_work, cq_notify_work);
+	init_irq_work(&cq->defer_work, cq_defer_work);
 	rv = iwtcp_ring_create(&cq->ring, udata, attr->cqe,
 			       sizeof(struct siw_cqe),
 			       sizeof(struct siw_cq_ctrl), &key);
@@ -123,6 +161,22 @@ err_uncount:
 }
 
 /**
+ * iwtcp_pre_destroy_cq() - ib_device_ops.pre_destroy_cq
+ * @base_cq: a kernel CQ that ib_free_cq() is about to free
+ *
+ * A handler still due from an irq_work runs now, before the RDMA core
+ * stops the CQ's polling context, which the handler may schedule.
+ *
+ * Context: process context.
+ * Return: 0.
+ */
+int iwtcp_pre_destroy_cq(struct ib_cq *base_cq)
+{
+	irq_work_sync(&to_iwtcp_cq(base_cq)->defer_work);
+	return 0;
+}
+
+/**
  * iwtcp_destroy_cq() - ib_device_ops.destroy_cq
  * @base_cq: CQ; the RDMA core guarantees no QP uses it any more
  * @udata: unused
@@ -134,7 +188,7 @@ int iwtcp_destroy_cq(struct ib_cq *base_cq, struct ib_udata *udata)
 {
 	struct iwtcp_cq *cq = to_iwtcp_cq(base_cq);
 
-	irq_work_sync(&cq->notify_work);
+	irq_work_sync(&cq->defer_work);
 	iwtcp_ring_destroy(&cq->ring);
 	iwtcp_count_put(&to_iwtcp_dev(base_cq->device)->num_cq);
 	ibdev_dbg(base_cq->device, "CQ %u destroyed\n", cq->id);
@@ -211,18 +265,11 @@ int iwtcp_cq_push(struct iwtcp_cq *cq, const struct iwtcp_wc *wc)
 	if (rv == -ENOSPC)
 		return -ENOMEM;
 	if (rv == -ENOMEM) {
-		struct ib_event event = {
-			.device = cq->base_cq.device,
-			.element.cq = &cq->base_cq,
-			.event = IB_EVENT_CQ_ERR,
-		};
-
 		ibdev_err_ratelimited(cq->base_cq.device,
 				      "CQ %u overflow, completion lost\n",
 				      cq->id);
-		if (cq->base_cq.event_handler)
-			cq->base_cq.event_handler(&event,
-						  cq->base_cq.cq_context);
+		if (!cq_defer(cq, CQ_DEFER_ERR))
+			cq_call_err_handler(cq);
 	}
 	return rv;
 }
@@ -232,17 +279,14 @@ int iwtcp_cq_push(struct iwtcp_cq *cq, const struct iwtcp_wc *wc)
  * @cq: a CQ for which iwtcp_cq_push() returned 1
  *
  * Inside a kernel post_send that transmits inline the handler runs a
- * moment later from an irq_work: the ULP may hold the lock its handler
- * takes. Elsewhere it runs here.
+ * moment later from an irq_work (cq_defer()). Elsewhere it runs here.
  *
  * Context: any context; the caller must hold no QP or CQ lock, since the
  * handler may post work or poll.
  */
 void iwtcp_cq_notify(struct iwtcp_cq *cq)
 {
-	if (iwtcp_tx_in_post())
-		irq_work_queue(&cq->notify_work);
-	else
+	if (!cq_defer(cq, CQ_DEFER_NOTIFY))
 		cq_call_handler(cq);
 }
 

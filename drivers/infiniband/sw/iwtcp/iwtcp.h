@@ -189,8 +189,9 @@ struct iwtcp_ring {
  * @ctrl: the arming word after the elements; written by user space too
  * @id: random id reported to user space
  * @overflowed: a completion was lost; the CQ is in error (under @lock)
- * @notify_work: calls the completion handler when it is due inside a
- *	kernel post_send (iwtcp_cq_notify())
+ * @deferred: CQ_DEFER_* bits: what @defer_work is to call
+ * @defer_work: calls the completion or event handler that became due
+ *	inside a kernel post_send (cq.c)
  */
 struct iwtcp_cq {
 	struct ib_cq base_cq;
@@ -200,7 +201,8 @@ struct iwtcp_cq {
 	struct siw_cq_ctrl *ctrl;
 	u32 id;
 	bool overflowed;
-	struct irq_work notify_work;
+	unsigned long deferred;
+	struct irq_work defer_work;
 };
 
 /**
@@ -343,6 +345,8 @@ struct iwtcp_irq_entry {
  * @tx_flags: IWTCP_TX_BUSY while a context runs the transmitter,
  *	IWTCP_TX_AGAIN when another asked for a run meanwhile (qp_tx.c)
  * @tx_work: runs the transmitter; holds a QP reference while queued
+ * @ev_deferred: bit N: event N is due from @ev_work
+ * @ev_work: reports events that became due inside a kernel post_send
  * @rx: receive state, owned by the holder of the socket lock (qp_rx.c)
  * @orq_lock: serialises @orq between transmit and receive
  * @orq: outstanding outbound Reads, @ord (at least 1) of them
@@ -389,6 +393,8 @@ struct iwtcp_qp {
 	struct iwtcp_tx *tx;
 	unsigned long tx_flags;
 	struct work_struct tx_work;
+	unsigned long ev_deferred;
+	struct irq_work ev_work;
 	struct iwtcp_rx *rx;
 	/* serialises the ORQ */
 	spinlock_t orq_lock;

@@ -97,6 +97,7 @@ static const struct ib_device_ops iwtcp_device_ops = {
 	.post_recv = iwtcp_post_recv,
 	.post_send = iwtcp_post_send,
 	.post_srq_recv = iwtcp_post_srq_recv,
+	.pre_destroy_cq = iwtcp_pre_destroy_cq,
 	.query_device = iwtcp_query_device,
 	.query_gid = iwtcp_query_gid,
 	.query_port = iwtcp_query_port,

@@ -106,6 +106,46 @@ static void qp_set_caps(struct iwtcp_qp *qp, struct ib_qp_cap *cap)
 	cap->max_inline_data = qp->max_inline;
 }
 
+static void qp_call_event_handler(struct iwtcp_qp *qp,
+				  enum ib_event_type type)
+{
+	struct ib_event event = {
+		.device = qp->base_qp.device,
+		.element.qp = &qp->base_qp,
+		.event = type,
+	};
+
+	if (qp->base_qp.event_handler)
+		qp->base_qp.event_handler(&event, qp->base_qp.qp_context);
+}
+
+/* Context: hard interrupt (irq_work), as a NIC's event interrupt. */
+static void qp_event_work(struct irq_work *work)
+{
+	struct iwtcp_qp *qp = container_of(work, struct iwtcp_qp, ev_work);
+	unsigned int type;
+
+	for (type = 0; type < BITS_PER_LONG; type++)
+		if (test_and_clear_bit(type, &qp->ev_deferred))
+			qp_call_event_handler(qp, type);
+}
+
+/*
+ * Report an asynchronous event to the ULP. Inside a kernel post_send that
+ * transmits inline (an error found while building), the handler runs from
+ * an irq_work, in hard interrupt context as a NIC's interrupt calls it,
+ * not within the ULP's own call, where it may hold the lock it takes.
+ */
+static void qp_event(struct iwtcp_qp *qp, enum ib_event_type type)
+{
+	if (!iwtcp_tx_in_post() || WARN_ON_ONCE(type >= BITS_PER_LONG)) {
+		qp_call_event_handler(qp, type);
+		return;
+	}
+	set_bit(type, &qp->ev_deferred);
+	irq_work_queue(&qp->ev_work);
+}
+
 static void qp_init(struct iwtcp_qp *qp, struct ib_qp_init_attr *attr)
 {
 	kref_init(&qp->ref);
@@ -116,6 +156,7 @@ static void qp_init(struct iwtcp_qp *qp, struct ib_qp_init_attr *attr)
 	spin_lock_init(&qp->orq_lock);
 	spin_lock_init(&qp->irq_lock);
 	INIT_WORK(&qp->tx_work, iwtcp_qp_tx_work);
+	init_irq_work(&qp->ev_work, qp_event_work);
 	qp->state = IWTCP_QP_IDLE;
 	qp->ib_state = IB_QPS_RESET;
 	qp->srq = attr->srq ? to_iwtcp_srq(attr->srq) : NULL;
@@ -194,18 +235,6 @@ err_destroy_rings:
 err_uncount:
 	iwtcp_count_put(&dev->num_qp);
 	return rv;
-}
-
-static void qp_event(struct iwtcp_qp *qp, enum ib_event_type type)
-{
-	struct ib_event event = {
-		.device = qp->base_qp.device,
-		.element.qp = &qp->base_qp,
-		.event = type,
-	};
-
-	if (qp->base_qp.event_handler)
-		qp->base_qp.event_handler(&event, qp->base_qp.qp_context);
 }
 
 static u8 qp_flush_opcode(u8 opcode)
@@ -560,6 +589,7 @@ int iwtcp_destroy_qp(struct ib_qp *base_qp, struct ib_udata *udata)
 	qp_set_state(qp, IB_QPS_ERR, NULL);
 	qp_put(qp);
 	wait_for_completion(&qp->released);
+	irq_work_sync(&qp->ev_work);
 	qp_free_data_path(qp);
 	iwtcp_ring_destroy(&qp->rq);
 	iwtcp_ring_destroy(&qp->sq);

@@ -16,10 +16,11 @@
  *   socket's spinlock, with tcp_sendmsg_locked() and atomic allocations,
  *   for one batch, as net/xfrm/espintcp.c writes to TCP from softirq.
  *   It defers to @tx_work in hard interrupts, with interrupts disabled,
- *   while the socket is owned by a process, inside iwtcp's own receive
- *   (which holds a socket's spinlock), and where a memory cgroup charge
- *   could sleep. Completion handlers due during an inline run are called
- *   from an irq_work, not from inside the ULP's post_send.
+ *   while the socket is owned by a process, and inside iwtcp's own
+ *   receive (which holds a socket's spinlock). Completion and event
+ *   handlers due during an inline run are called from an irq_work, in
+ *   hard interrupt context as a NIC's interrupt calls them, not within
+ *   the ULP's own call.
  * - Everything else (the socket's write-space callback, Read Requests and
  *   Read Responses arriving, a state change, what the inline run left)
  *   queues @tx_work.
@@ -1202,8 +1203,8 @@ void iwtcp_sk_held_exit(void)
 /**
  * iwtcp_tx_in_post() - is an inline run inside a ULP's post_send here?
  *
- * Then completion handlers are deferred (iwtcp_cq_notify()): the ULP may
- * hold the lock its handler takes.
+ * Then completion and event handlers are deferred to an irq_work (cq.c,
+ * qp.c): the ULP may hold the lock its handler takes.
  *
  * Context: any context.
  * Return: true inside an inline run on this CPU.
@@ -1216,17 +1217,15 @@ bool iwtcp_tx_in_post(void)
 /*
  * May a kernel post_send run the transmitter inline here? Not in hard
  * interrupts or with interrupts off (bottom halves cannot be enabled
- * again there), not inside iwtcp's own hold of a socket spinlock, and
- * not in task context on a socket charged to a memory cgroup: that
- * charge uses GFP_KERNEL in task context whatever sk_allocation says.
+ * again there), and not inside iwtcp's own hold of a socket spinlock.
+ * (A memory cgroup charge for the socket is atomic with bottom halves
+ * off: gfp_memcg_charge().)
  */
-static bool tx_may_inline(struct sock *sk)
+static bool tx_may_inline(void)
 {
 	if (in_hardirq() || in_nmi() || irqs_disabled())
 		return false;
-	if (this_cpu_read(tx_sk_held))
-		return false;
-	return !(in_task() && READ_ONCE(sk->sk_memcg));
+	return !this_cpu_read(tx_sk_held);
 }
 
 /**
@@ -1248,7 +1247,7 @@ void iwtcp_qp_tx_post(struct iwtcp_qp *qp)
 	struct iwtcp_tx *tx;
 	gfp_t gfp;
 
-	if (!sk || !tx_may_inline(sk)) {
+	if (!sk || !tx_may_inline()) {
 		iwtcp_qp_tx_kick(qp);
 		return;
 	}
