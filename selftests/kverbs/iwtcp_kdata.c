@@ -1099,7 +1099,8 @@ static int kd_pp_recv(struct kd_end *end, struct ib_cqe *cqe)
 	return ib_post_recv(end->qp, &wr, &bad);
 }
 
-static int kd_pp_send(struct kd_end *end)
+/* An 8-octet SEND from END, under LKEY (0: the PD's). */
+static int kd_pp_send(struct kd_end *end, u32 lkey)
 {
 	struct ib_sge sge = kd_sge(end, &end->sbuf, 0, 8);
 	struct ib_send_wr wr = {
@@ -1111,6 +1112,8 @@ static int kd_pp_send(struct kd_end *end)
 	};
 	const struct ib_send_wr *bad;
 
+	if (lkey)
+		sge.lkey = lkey;
 	return ib_post_send(end->qp, &wr, &bad);
 }
 
@@ -1119,7 +1122,7 @@ static void kd_pp_srv_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	if (wc->status != IB_WC_SUCCESS)
 		return;	/* the flush at teardown */
-	if (kd_pp_recv(&kd_srv, &kd_pp.srv_recv) || kd_pp_send(&kd_srv))
+	if (kd_pp_recv(&kd_srv, &kd_pp.srv_recv) || kd_pp_send(&kd_srv, 0))
 		atomic_inc(&kd_pp.errors);
 }
 
@@ -1143,22 +1146,12 @@ static void kd_pp_send_done(struct ib_cq *cq, struct ib_wc *wc)
  */
 static void kd_bad_lkey(void)
 {
-	struct ib_sge sge = kd_sge(&kd_cli, &kd_cli.sbuf, 0, 8);
-	struct ib_send_wr wr = {
-		.wr_cqe = &kd_pp.send,
-		.opcode = IB_WR_SEND,
-		.send_flags = IB_SEND_SIGNALED,
-		.sg_list = &sge,
-		.num_sge = 1,
-	};
-	const struct ib_send_wr *bad;
 	int events = atomic_read(&kd_cli.qp_events);
 	bool ok;
 
-	sge.lkey = 0xfffffe00;
 	atomic_set(&kd_sync_events, 0);
 	WRITE_ONCE(kd_poster, current);
-	ok = !ib_post_send(kd_cli.qp, &wr, &bad);
+	ok = !kd_pp_send(&kd_cli, 0xfffffe00);
 	WRITE_ONCE(kd_poster, NULL);
 	ok = ok && wait_event_timeout(kd_wq,
 				      atomic_read(&kd_cli.qp_events) > events,
@@ -1187,7 +1180,7 @@ static void kd_pingpong(struct net *net1)
 	for (i = 0; i < KD_PP_ROUNDS && ok; i++) {
 		reinit_completion(&kd_pp.pong);
 		ok = !kd_pp_recv(&kd_cli, &kd_pp.cli_recv) &&
-		     !kd_pp_send(&kd_cli) &&
+		     !kd_pp_send(&kd_cli, 0) &&
 		     wait_for_completion_timeout(&kd_pp.pong, KD_TIMEOUT) &&
 		     !atomic_read(&kd_pp.errors);
 	}
