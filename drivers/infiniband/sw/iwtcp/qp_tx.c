@@ -43,7 +43,11 @@
  * SQ elements stay VALID in the ring until they complete. Completions
  * leave in posting order (@sq_slots): a Send or Write completes once its
  * last octet is in the socket, a Read when its last Read Response octet
- * is placed, local operations when executed.
+ * is placed, local operations when executed. libsiw rings the doorbell
+ * only when the element before the ones it posts is no longer VALID: it
+ * counts on the kernel to go on draining the SQ while one is. So whatever
+ * completes an element after the transmitter went idle (receive, for a
+ * Read) kicks the transmitter.
  */
 #include <linux/bvec.h>
 #include <linux/highmem.h>
