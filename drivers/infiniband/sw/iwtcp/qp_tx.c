@@ -1260,21 +1260,16 @@ void iwtcp_qp_tx_post(struct iwtcp_qp *qp)
 	/* pairs with iwtcp_qp_tx_init() */
 	tx = smp_load_acquire(&qp->tx);
 	/* Only an idle transmitter: otherwise the order is the worker's. */
-	if (!tx || tx->kind != TX_NONE || tx->wire_sent < tx->wire_len) {
-		set_bit(IWTCP_TX_AGAIN, &qp->tx_flags);
-		tx_unlock(qp);
-		return;
-	}
+	if (!tx || tx->kind != TX_NONE || tx->wire_sent < tx->wire_len)
+		goto defer;
 	local_bh_disable();
 	bh_lock_sock(sk);
 	if (sock_owned_by_user(sk)) {
 		bh_unlock_sock(sk);
 		local_bh_enable();
-		set_bit(IWTCP_TX_AGAIN, &qp->tx_flags);
-		tx_unlock(qp);
-		return;
+		goto defer;
 	}
-	__this_cpu_inc(tx_sk_held);
+	iwtcp_sk_held_enter();
 	__this_cpu_inc(tx_in_post);
 	gfp = sk->sk_allocation;
 	WRITE_ONCE(sk->sk_allocation, GFP_ATOMIC | __GFP_NOWARN);
@@ -1283,9 +1278,15 @@ void iwtcp_qp_tx_post(struct iwtcp_qp *qp)
 	tx->atomic = false;
 	WRITE_ONCE(sk->sk_allocation, gfp);
 	__this_cpu_dec(tx_in_post);
-	__this_cpu_dec(tx_sk_held);
+	iwtcp_sk_held_exit();
 	bh_unlock_sock(sk);
 	local_bh_enable();
+	tx_unlock(qp);
+	return;
+
+defer:
+	/* tx_unlock() hands the run to the worker */
+	set_bit(IWTCP_TX_AGAIN, &qp->tx_flags);
 	tx_unlock(qp);
 }
 
