@@ -19,6 +19,13 @@
 # │  └────────────────────────────┘  │ pair │  └────────────────────────────┘  │
 # └──────────────────────────────────┘      └──────────────────────────────────┘
 #
+# IWTCP_WIRE=nic joins the hosts by two virtio NICs of the guest instead of
+# the veth pair: qemu connects them through a hub (tools/check asks
+# tools/vm/run --nic-pair), and they are renamed nic_a and nic_b.
+# Frames then leave the kernel through qemu: nothing TCP sends is looped
+# into a local socket, and TCP paces itself to a NIC's completions. The
+# cases name the devices $dev_a and $dev_b.
+#
 # The rdma links exist only with IWTCP_LINK=1 (the default). Addresses are
 # documentation prefixes (RFC 5737, RFC 3849): nothing here can leave the
 # machine. Namespaces carry the shell's pid, so parallel runs cannot collide
@@ -35,6 +42,16 @@ KSFT_FAIL=1
 KSFT_SKIP=4
 
 IWTCP_LINK=${IWTCP_LINK:-1}
+IWTCP_WIRE=${IWTCP_WIRE:-veth}
+NIC_A_MAC=52:54:00:00:7a:01
+NIC_B_MAC=52:54:00:00:7a:02
+if [[ $IWTCP_WIRE == nic ]]; then
+	dev_a=nic_a
+	dev_b=nic_b
+else
+	dev_a=veth_a
+	dev_b=veth_b
+fi
 
 ns1="iwtcp-$$-1"
 ns2="iwtcp-$$-2"
@@ -224,6 +241,29 @@ _link_up() {
 	[[ $(ip -n "$1" -o link show dev "$2") == *"state UP"* ]]
 }
 
+# _move_nic MAC NS NAME: the guest's NIC with that MAC into NS, as NAME.
+# Deleting NS gives it back to the initial namespace (under NAME).
+_nic() {
+	ip -o link | awk -v mac="$1" '$0 ~ "link/ether " mac {
+		sub(/:$/, "", $2); sub(/@.*/, "", $2); print $2 }'
+}
+
+_has_nic() {
+	[[ -n $(_nic "$1") ]]
+}
+
+_move_nic() {
+	local dev
+
+	modprobe -q virtio_net || true
+	wait_for 10 _has_nic "$1" 2>/dev/null || true
+	dev=$(_nic "$1")
+	[[ -n $dev ]] ||
+		ktap_skip_all "no NIC $1 (IWTCP_WIRE=nic needs tools/vm/run --nic-pair)"
+	ip link set dev "$dev" netns "$2"
+	ip -n "$2" link set dev "$dev" name "$3"
+}
+
 setup_two_hosts() {
 	_add_ns "$ns1"
 	_add_ns "$ns2"
@@ -233,17 +273,23 @@ setup_two_hosts() {
 	if [[ ${IFINDEX_GAP:-0} == 1 ]]; then
 		ip -n "$ns2" link add gap0 type dummy
 	fi
-	ip link add veth_a netns "$ns1" type veth peer name veth_b netns "$ns2"
-	_add_host "$ns1" veth_a 1
-	_add_host "$ns2" veth_b 2
-	wait_for 10 _link_up "$ns1" veth_a
-	wait_for 10 _link_up "$ns2" veth_b
+	if [[ $IWTCP_WIRE == nic ]]; then
+		_move_nic "$NIC_A_MAC" "$ns1" nic_a
+		_move_nic "$NIC_B_MAC" "$ns2" nic_b
+	else
+		ip link add veth_a netns "$ns1" type veth peer name veth_b \
+			netns "$ns2"
+	fi
+	_add_host "$ns1" "$dev_a" 1
+	_add_host "$ns2" "$dev_b" 2
+	wait_for 10 _link_up "$ns1" "$dev_a"
+	wait_for 10 _link_up "$ns2" "$dev_b"
 	if [[ $IWTCP_LINK == 1 ]]; then
 		# No driver is a skip, not a failure (kselftest rule).
 		require_cmd rdma
 		require_module iwtcp
-		_add_rdma_link "$ns1" iwtcp_a veth_a
-		_add_rdma_link "$ns2" iwtcp_b veth_b
+		_add_rdma_link "$ns1" iwtcp_a "$dev_a"
+		_add_rdma_link "$ns2" iwtcp_b "$dev_b"
 	fi
 }
 

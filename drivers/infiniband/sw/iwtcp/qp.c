@@ -268,11 +268,14 @@ static bool qp_flush_ring(struct iwtcp_qp *qp, struct iwtcp_ring *ring,
 		wc.id = READ_ONCE(e->id);
 		wc.opcode = recv ? SIW_OP_RECEIVE :
 				   qp_flush_opcode(READ_ONCE(e->opcode));
-		if (iwtcp_cq_push(cq, &wc) > 0)
-			notify = true;
-		/* Hand the element back only after its fields were read. */
+		/*
+		 * Hand the element back after its fields were read, and
+		 * before its completion shows (iwtcp_sq_retire_head()).
+		 */
 		smp_store_release(&e->flags, 0);
 		ring->get++;
+		if (iwtcp_cq_push(cq, &wc) > 0)
+			notify = true;
 	}
 	return notify;
 }

@@ -172,8 +172,8 @@ static struct iwtcp_device *qp_dev(struct iwtcp_qp *qp)
  * @qp: the QP
  * @status: its completion status (&enum siw_wc_status)
  *
- * A signalled element, or any with an error, reaches the send CQ; then
- * the element goes back to its producer.
+ * The element goes back to its producer; then, if it was signalled or
+ * ended in error, its completion reaches the send CQ.
  *
  * Context: any context; the caller holds @sq_lock and checked that an
  * element executes (sq.get != sq_tx).
@@ -194,12 +194,17 @@ bool iwtcp_sq_retire_head(struct iwtcp_qp *qp, u8 status)
 	bool notify = false;
 
 	lockdep_assert_held(&qp->sq_lock);
+	/*
+	 * Hand the element back before its completion shows: an application
+	 * that sees the completion may post into this very element at once
+	 * (libsiw refuses an element still VALID). The fields were read
+	 * when it started; @slot keeps what the completion needs.
+	 */
+	smp_store_release(&sqe->flags, 0);
+	qp->sq.get++;
 	if ((slot->signalled || status != SIW_WC_SUCCESS) &&
 	    iwtcp_cq_push(to_iwtcp_cq(qp->base_qp.send_cq), &wc) > 0)
 		notify = true;
-	/* hand the element back after its fields were read */
-	smp_store_release(&sqe->flags, 0);
-	qp->sq.get++;
 	return notify;
 }
 
