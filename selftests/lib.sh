@@ -19,7 +19,7 @@
 # │  └────────────────────────────┘  │ pair │  └────────────────────────────┘  │
 # └──────────────────────────────────┘      └──────────────────────────────────┘
 #
-# IWTCP_WIRE=nic joins the hosts by two virtio NICs of the guest instead of
+# IWTCP_WIRE=nic joins the hosts by two e1000 NICs of the guest instead of
 # the veth pair: qemu connects them through a hub (tools/check asks
 # tools/vm/run --nic-pair), and they are renamed nic_a and nic_b.
 # Frames then leave the kernel through qemu: nothing TCP sends is looped
@@ -255,7 +255,7 @@ _has_nic() {
 _move_nic() {
 	local dev
 
-	modprobe -q virtio_net || true
+	modprobe -q e1000 || true
 	wait_for 10 _has_nic "$1" 2>/dev/null || true
 	dev=$(_nic "$1")
 	[[ -n $dev ]] ||
