@@ -217,58 +217,6 @@ sq_reuse() {
 	perf ib_send_bw -s 65536 -n 2000
 }
 
-# Zero-copy transmit (qp_tx.c), over the NIC pair: Sends and Writes of
-# 16 KiB and more on a stream without markers go to TCP by page reference,
-# and arrive intact although the sender scribbles over its buffer the
-# moment a work request completes (dp_test). netem holds every segment
-# from a for 10 ms, so a completion before TCP let go of the pages would
-# send the scribbles. Read Responses, and everything with markers, are
-# copied.
-zcopy() {
-	local d tool min z0 o0 z o
-
-	set_both mpa_markers off
-	for d in "a ib_write_bw 9" "a ib_send_bw 9" "b ib_read_bw 0"; do
-		read -r d tool min <<<"$d"
-		z0=$(counter "$d" tx_zcopy_octets)
-		o0=$(counter "$d" tx_fpdu_octets)
-		perf "$tool" -s 65536 -n 100
-		z=$(($(counter "$d" tx_zcopy_octets) - z0))
-		o=$(($(counter "$d" tx_fpdu_octets) - o0))
-		echo "# $tool: $z of $o octets from iwtcp_$d zero-copy" >&2
-		if ((min)); then ((z > o * min / 10)); else ((z == 0)); fi
-	done
-	ip netns exec "$ns1" tc qdisc add dev "$dev_a" root netem delay 10ms
-	dp integrity ||
-		{ ip netns exec "$ns1" tc qdisc del dev "$dev_a" root; return 1; }
-	ip netns exec "$ns1" tc qdisc del dev "$dev_a" root
-	set_both mpa_markers required
-	z0=$(counter a tx_zcopy_octets)
-	perf ib_write_bw -s 65536 -n 100
-	z=$(($(counter a tx_zcopy_octets) - z0))
-	echo "# with markers: $z octets zero-copy" >&2
-	((z == 0))
-	defaults
-}
-
-# Between namespaces the receiving socket is on this host: the kernel
-# copies zero-copy pages anyway, and says so; the QP then copies at once
-# from its next message on (qp_tx.c). The first messages go zero-copy,
-# the rest do not.
-zcopy_local() {
-	local z0 o0 z o
-
-	set_both mpa_markers off
-	z0=$(counter a tx_zcopy_octets)
-	o0=$(counter a tx_fpdu_octets)
-	perf ib_write_bw -s 65536 -n 200
-	z=$(($(counter a tx_zcopy_octets) - z0))
-	o=$(($(counter a tx_fpdu_octets) - o0))
-	echo "# ib_write_bw: $z of $o octets zero-copy" >&2
-	((z > 0 && z < o / 4))
-	defaults
-}
-
 integrity_rev1() {
 	set_both mpa_p2p 0
 	set_both mpa_enhanced 0
@@ -396,12 +344,12 @@ tests=(
 	send_bw_all write_bw_all read_bw_all send_lat_all write_lat_all
 	read_lat_all bw_markers_nocrc read_bw_ord
 	integrity integrity_markers_crc_off integrity_rev1 lossy_link
-	large_fpdu zcopy_local read_ird
+	large_fpdu read_ird
 	bad_rkey bad_bounds bad_access bad_read_access no_recv
 	others_keep_running
 )
 # Over the NIC pair (nic_pair.sh), the cases that need it.
-[[ $IWTCP_WIRE != nic ]] || tests=(sq_reuse zcopy)
+[[ $IWTCP_WIRE != nic ]] || tests=(sq_reuse)
 
 ktap_plan "${#tests[@]}"
 setup_two_hosts

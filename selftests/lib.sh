@@ -23,9 +23,8 @@
 # the veth pair: qemu connects them through a hub (tools/check asks
 # tools/vm/run --nic-pair), and they are renamed nic_a and nic_b.
 # Frames then leave the kernel through qemu: nothing TCP sends is looped
-# into a local socket (where the kernel would copy zero-copy pages), and
-# TCP paces itself to a NIC's completions. The cases name the devices
-# $dev_a and $dev_b.
+# into a local socket, and TCP paces itself to a NIC's completions. The
+# cases name the devices $dev_a and $dev_b.
 #
 # The rdma links exist only with IWTCP_LINK=1 (the default). Addresses are
 # documentation prefixes (RFC 5737, RFC 3849): nothing here can leave the

@@ -81,8 +81,6 @@ enum iwtcp_limit {
  *	(RFC 5044 4.2)
  * @IWTCP_STAT_TX_TERMS: TERMINATE messages sent (RFC 5040 4.8)
  * @IWTCP_STAT_RX_TERMS: TERMINATE messages received
- * @IWTCP_STAT_TX_ZCOPY_OCTETS: of @IWTCP_STAT_TX_OCTETS, those handed to
- *	TCP by page reference (zero-copy transmit) rather than copied
  * @IWTCP_NR_STATS: the number of counters
  */
 enum iwtcp_stat {
@@ -95,7 +93,6 @@ enum iwtcp_stat {
 	IWTCP_STAT_RX_MARKER_ERRORS,
 	IWTCP_STAT_TX_TERMS,
 	IWTCP_STAT_RX_TERMS,
-	IWTCP_STAT_TX_ZCOPY_OCTETS,
 	IWTCP_NR_STATS
 };
 

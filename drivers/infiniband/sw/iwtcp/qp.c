@@ -296,10 +296,7 @@ static bool qp_flush_executing(struct iwtcp_qp *qp)
 		struct iwtcp_sq_slot *slot = iwtcp_sq_slot(qp, qp->sq.get);
 
 		status = slot->done ? slot->status : SIW_WC_WR_FLUSH_ERR;
-		/* ended in error, its zero-copy pages still in the socket */
-		if (!slot->done && slot->status != SIW_WC_SUCCESS) {
-			status = slot->status;
-		} else if (!slot->done && first != SIW_WC_SUCCESS) {
+		if (!slot->done && first != SIW_WC_SUCCESS) {
 			status = first;
 			first = SIW_WC_SUCCESS;
 		}

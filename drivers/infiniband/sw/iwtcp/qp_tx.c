@@ -35,77 +35,23 @@
  * sendmsg call; with markers, a batch ends after an FPDU that does not
  * fill its segment, with MSG_EOR, so that the next FPDU starts a segment
  * (RFC 5044 5.1). Markers and headers come from a small scratch buffer,
- * payload straight from the registered pages (TCP copies it, or takes a
- * page reference: see below; no bounce buffer). The CRC is computed over
- * the same octets while the array is built. A batch that TCP takes only
- * partly stays pending until the write-space callback reports room.
+ * payload straight from the registered pages (TCP copies it; no bounce
+ * buffer). The CRC is computed over the same octets while the array is
+ * built. A batch that TCP takes only partly stays pending until the
+ * write-space callback reports room.
  *
  * SQ elements stay VALID in the ring until they complete. Completions
  * leave in posting order (@sq_slots): a Send or Write completes once its
- * last octet is in the socket (zero-copy: once TCP let go of its pages),
- * a Read when its last Read Response octet is placed, local operations
- * when executed. libsiw rings the doorbell only when the element before
- * the ones it posts is no longer VALID: it counts on the kernel to go on
- * draining the SQ while one is. So whatever completes an element after
- * the transmitter went idle (receive for a Read, TCP's release for a
- * zero-copy message) kicks the transmitter.
- */
-
-/**
- * DOC: Zero-copy transmit
- *
- * A Send or Write of a user QP with at least TX_ZC_MIN payload octets, on
- * a stream without markers, goes to TCP by page reference (MSG_ZEROCOPY
- * with the driver's own &struct ubuf_info, as io_uring does): TCP holds
- * the payload pages and the batch's scratch page, which is then a page of
- * its own, until the peer acknowledged the octets and no socket buffer
- * refers to them. The application must leave such a buffer alone until
- * the work request completes, so the CRC computed while the batch was
- * built still holds when TCP retransmits. Nothing else is zero-copy: a
- * Read Response's source may legally change meanwhile, a kernel ULP's
- * pages may be slab memory or page cache under writeback, and markers cut
- * the payload into pieces of 508 octets. A batch also falls back to
- * copying when a page fails sendpage_ok() or when it carries driver
- * memory outside the scratch page (inline data).
- *
- * tx_zc_sg_from_iter() puts the batch into socket buffers: one fragment
- * per run of adjacent octets, charged at its length, as copied octets
- * would be. TCP's own helper charges a page per piece, and the pieces of
- * FPDU headers and CRCs are a few octets each: a receiver on the same host
- * (veth) would see its receive buffer full with a few octets queued, and
- * close its window on an unfinished FPDU for good.
- *
- * Zero-copy only pays when no one copies the pages after all. The kernel
- * does, and reports it (zerocopy_success false, as MSG_ZEROCOPY's
- * SO_EE_CODE_ZEROCOPY_COPIED), when a socket buffer goes to a receiver on
- * this host (loopback, veth: skb_orphan_frags_rx()) or to a packet tap.
- * The copy then costs more than copying at once: between two network
- * namespaces, ib_write_bw at 64 KiB ran 22 % slower zero-copy. So the
- * first such report turns zero-copy off for the rest of the QP's life, as
- * the MSG_ZEROCOPY documentation advises senders to do.
- *
- * Lifetime: the message's &struct tx_zc holds one ubuf reference for the
- * transmitter until the message ends, TCP one per socket buffer. The
- * last reference dropped (tx_zc_complete(), any context) completes the
- * SQ element, so an application that reuses its buffer after the
- * completion cannot change octets TCP may still retransmit, or that a
- * local receiver (veth, loopback) has not copied yet. The &struct
- * tx_zc_owner lets that happen after the QP's transmit state is gone: the
- * completion is then dropped (the QP flushed it). Socket buffers may
- * outlive the QP in an orphaned TCP socket; module exit waits for the
- * last of them (@tx_zc_pending), as long as the peer takes to acknowledge
- * them or TCP to give up on it.
- *
- * Left as is: a flush (the QP in ERROR) completes such an element at
- * once, while a socket closed gracefully may still send its octets; the
- * peer's QP is going down then, and a flushed work request's data is
- * undefined to it.
+ * last octet is in the socket, a Read when its last Read Response octet
+ * is placed, local operations when executed. libsiw rings the doorbell
+ * only when the element before the ones it posts is no longer VALID: it
+ * counts on the kernel to go on draining the SQ while one is. So whatever
+ * completes an element after the transmitter went idle (receive, for a
+ * Read) kicks the transmitter.
  */
 #include <linux/bvec.h>
 #include <linux/highmem.h>
-#include <linux/skbuff.h>
 #include <linux/uio.h>
-#include <linux/wait_bit.h>
 #include <linux/workqueue.h>
 #include <net/tcp.h>
 
@@ -128,46 +74,11 @@
 #define TX_HDR_MAX	(sizeof(struct iwtcp_ddp_untagged_hdr) + IWTCP_TERM_HDR_MAX)
 /* FPDU octets between markers */
 #define MARKERS_EVERY	(IWTCP_MPA_MARKER_PERIOD - IWTCP_MPA_MARKER_SIZE)
-/* payload octets from which a message goes to TCP zero-copy */
-#define TX_ZC_MIN	16384
 
 enum tx_kind {
 	TX_NONE,
 	TX_SQ,
 	TX_READ_RESP,
-};
-
-/**
- * struct tx_zc_owner - the QP as zero-copy completions see it
- * @ref: one for the transmit state, one per &struct tx_zc
- * @lock: guards @qp
- * @qp: the QP, NULL once its transmit state is freed
- * @copied: the kernel copied pages of a socket buffer anyway; the QP's
- *	later messages are copied at once
- */
-struct tx_zc_owner {
-	struct kref ref;
-	spinlock_t lock;	/* guards @qp */
-	struct iwtcp_qp *qp;
-	bool copied;
-};
-
-/**
- * struct tx_zc - a message sent zero-copy
- * @ubuf: TCP's handle; its refcnt counts the transmitter's hold and one
- *	per socket buffer that refers to the message's pages
- * @owner: the QP, one reference held
- * @sq_idx: the SQ element to complete when the last reference goes
- * @status: its completion status (a flush or local error included: TCP
- *	may still hold pages of the batches sent before the message ended)
- * @complete_sq: @sq_idx and @status are set
- */
-struct tx_zc {
-	struct ubuf_info ubuf;
-	struct tx_zc_owner *owner;
-	u32 sq_idx;
-	u8 status;
-	bool complete_sq;
 };
 
 /* A local buffer being sent: its STag is looked up for each FPDU. */
@@ -205,11 +116,6 @@ struct tx_src {
  *	and small messages may share one) or with the peer's G bit
  * @eor: the batch ends with an FPDU short of @seg_full: TCP is to start a
  *	new segment after it (MSG_EOR)
- * @zc_owner: see &struct tx_zc_owner
- * @zc: the message in progress goes zero-copy where it can
- * @zc_page: the batch's scratch page when it may go zero-copy
- * @batch_zc: the batch goes zero-copy
- * @sbuf: scratch of the batch: @scratch, or @zc_page's memory
  * @layout: marker layout of the FPDU being built
  * @wpos: wire octets of it built so far
  * @mk: markers of it built so far
@@ -242,11 +148,6 @@ struct iwtcp_tx {
 	u32 nfpdu;
 	u32 seg_full;
 	bool eor;
-	struct tx_zc_owner *zc_owner;
-	struct tx_zc *zc;
-	struct page *zc_page;
-	bool batch_zc;
-	u8 *sbuf;
 	struct iwtcp_fpdu_layout layout;
 	u32 wpos;
 	u32 mk;
@@ -257,8 +158,6 @@ struct iwtcp_tx {
 };
 
 static struct workqueue_struct *iwtcp_tx_wq;
-/* tx_zc objects alive, some perhaps held by orphaned sockets */
-static atomic_t tx_zc_pending = ATOMIC_INIT(0);
 
 static struct iwtcp_device *qp_dev(struct iwtcp_qp *qp)
 {
@@ -360,7 +259,7 @@ void iwtcp_sq_done(struct iwtcp_qp *qp, u32 idx, u8 status)
 
 static void *tx_scratch(struct iwtcp_tx *tx, u32 len)
 {
-	void *p = tx->sbuf + tx->scratch_used;
+	void *p = tx->scratch + tx->scratch_used;
 
 	if (WARN_ON_ONCE(tx->scratch_used + len > TX_SCRATCH))
 		return NULL;
@@ -443,9 +342,6 @@ static int tx_add_kernel(struct iwtcp_tx *tx, const void *p, u32 len)
 	int rv;
 
 	while (len) {
-		/* only the batch's own scratch page may be handed over */
-		if (virt_to_page(p) != tx->zc_page)
-			tx->batch_zc = false;
 		n = min_t(u32, len, PAGE_SIZE - offset_in_page(p));
 		rv = tx_add_page(tx, virt_to_page(p), offset_in_page(p), n);
 		if (rv)
@@ -479,27 +375,6 @@ static void tx_fpdu_release(struct iwtcp_tx *tx)
 	tx->wire_sent = 0;
 	tx->nfpdu = 0;
 	tx->eor = false;
-	/* TCP holds its own references to what it took */
-	if (tx->zc_page)
-		put_page(tx->zc_page);
-	tx->zc_page = NULL;
-	tx->batch_zc = false;
-	tx->sbuf = tx->scratch;
-}
-
-/*
- * A new batch of a zero-copy message gets a scratch page of its own, since
- * TCP keeps referring to the headers and CRCs of the last one.
- */
-static void tx_batch_start(struct iwtcp_tx *tx)
-{
-	if (!tx->zc)
-		return;
-	tx->zc_page = alloc_page(GFP_KERNEL | __GFP_NOWARN);
-	if (!tx->zc_page)
-		return;	/* this batch is copied */
-	tx->sbuf = page_address(tx->zc_page);
-	tx->batch_zc = true;
 }
 
 /*
@@ -592,52 +467,6 @@ static int tx_fpdu_hdr_only(struct iwtcp_tx *tx, const void *ulpdu, u32 len)
 /* Writing it to the socket                                            */
 
 /*
- * msghdr.sg_from_iter of a zero-copy batch: add the bio_vec pieces from
- * @from to @skb's fragments, up to @length octets, each with a page
- * reference of its own; a piece adjacent to the last fragment extends it.
- * Returns 0, or -EMSGSIZE when the fragments ran out first (TCP then
- * starts a new socket buffer).
- */
-static int tx_zc_sg_from_iter(struct sk_buff *skb, struct iov_iter *from,
-			      size_t length)
-{
-	struct skb_shared_info *shinfo = skb_shinfo(skb);
-	int frag = shinfo->nr_frags;
-	struct bvec_iter bi = {
-		.bi_size = min(iov_iter_count(from), length),
-		.bi_bvec_done = from->iov_offset,
-	};
-	size_t copied = 0;
-
-	while (bi.bi_size) {
-		struct bio_vec v = mp_bvec_iter_bvec(from->bvec, bi);
-		skb_frag_t *last = frag ? &shinfo->frags[frag - 1] : NULL;
-
-		if (last && skb_frag_page(last) == v.bv_page &&
-		    skb_frag_off(last) + skb_frag_size(last) == v.bv_offset) {
-			skb_frag_size_add(last, v.bv_len);
-		} else {
-			if (frag == MAX_SKB_FRAGS)
-				break;
-			get_page(v.bv_page);
-			__skb_fill_page_desc_noacc(shinfo, frag++, v.bv_page,
-						   v.bv_offset, v.bv_len);
-		}
-		copied += v.bv_len;
-		bvec_iter_advance_single(from->bvec, &bi, v.bv_len);
-	}
-	shinfo->nr_frags = frag;
-	from->bvec += bi.bi_idx;
-	from->nr_segs -= bi.bi_idx;
-	from->count -= copied;
-	from->iov_offset = bi.bi_bvec_done;
-	skb->data_len += copied;
-	skb->len += copied;
-	skb->truesize += copied;
-	return bi.bi_size ? -EMSGSIZE : 0;
-}
-
-/*
  * Write the rest of the pending batch. Returns 0 when it is all in the
  * socket (and counted), -EAGAIN when TCP is full (the write-space callback
  * kicks the transmitter again; after an inline run, the worker tries
@@ -653,11 +482,6 @@ static int tx_push(struct iwtcp_qp *qp, bool more)
 	u32 left = tx->wire_len - tx->wire_sent;
 	int rv;
 
-	if (tx->batch_zc) {
-		msg.msg_flags |= MSG_ZEROCOPY;
-		msg.msg_ubuf = &tx->zc->ubuf;
-		msg.sg_from_iter = tx_zc_sg_from_iter;
-	}
 	iov_iter_bvec(&msg.msg_iter, ITER_SOURCE, tx->bv, tx->nbv,
 		      tx->wire_len);
 	iov_iter_advance(&msg.msg_iter, tx->wire_sent);
@@ -679,123 +503,7 @@ static int tx_push(struct iwtcp_qp *qp, bool more)
 	if (tx->atomic)
 		iwtcp_stat_add(qp_dev(qp), IWTCP_STAT_TX_INLINE_FPDUS,
 			       tx->nfpdu);
-	if (tx->batch_zc)
-		iwtcp_stat_add(qp_dev(qp), IWTCP_STAT_TX_ZCOPY_OCTETS,
-			       tx->wire_len);
 	return 0;
-}
-
-/* ------------------------------------------------------------------ */
-/* Zero-copy messages (see "Zero-copy transmit")                       */
-
-static void tx_zc_owner_free(struct kref *ref)
-{
-	kfree(container_of(ref, struct tx_zc_owner, ref));
-}
-
-/*
- * ubuf_info_ops.complete: a socket buffer let go of the message's pages,
- * or the transmitter its hold. Context: any, the socket lock perhaps held.
- */
-static void tx_zc_complete(struct sk_buff *skb, struct ubuf_info *ubuf,
-			   bool zerocopy_success)
-{
-	struct tx_zc *zc = container_of(ubuf, struct tx_zc, ubuf);
-	struct tx_zc_owner *owner = zc->owner;
-	struct iwtcp_qp *qp = NULL;
-	unsigned long flags;
-
-	if (!zerocopy_success)
-		WRITE_ONCE(owner->copied, true);
-	/*
-	 * Module exit waits for @tx_zc_pending, then for this section: it
-	 * covers the non-final puts too, which otherwise run module code
-	 * unseen once another CPU dropped the last reference.
-	 */
-	rcu_read_lock();
-	if (!refcount_dec_and_test(&ubuf->refcnt)) {
-		rcu_read_unlock();
-		return;
-	}
-	if (zc->complete_sq) {
-		spin_lock_irqsave(&owner->lock, flags);
-		if (owner->qp && kref_get_unless_zero(&owner->qp->ref))
-			qp = owner->qp;
-		spin_unlock_irqrestore(&owner->lock, flags);
-	}
-	if (qp) {
-		iwtcp_sq_done(qp, zc->sq_idx, zc->status);
-		/* TCP let go after the transmitter went idle: see DOC */
-		if (skb)
-			iwtcp_qp_tx_kick(qp);
-		iwtcp_qp_rem_ref(&qp->base_qp);
-	}
-	kref_put(&owner->ref, tx_zc_owner_free);
-	kfree(zc);
-	if (atomic_dec_and_test(&tx_zc_pending))
-		wake_up_var(&tx_zc_pending);
-	rcu_read_unlock();
-}
-
-static const struct ubuf_info_ops tx_zc_ops = {
-	.complete = tx_zc_complete,
-};
-
-/* A new message: zero-copy for a large user Send or Write, no markers. */
-static void tx_zc_start(struct iwtcp_qp *qp, bool user)
-{
-	struct iwtcp_tx *tx = qp->tx;
-	struct tx_zc *zc;
-
-	if (!user || tx->kind != TX_SQ || tx->st.markers ||
-	    READ_ONCE(tx->zc_owner->copied) || tx->len < TX_ZC_MIN ||
-	    tx->sqe.flags & SIW_WQE_INLINE ||
-	    (tx->sqe.opcode != SIW_OP_SEND &&
-	     tx->sqe.opcode != SIW_OP_SEND_REMOTE_INV &&
-	     tx->sqe.opcode != SIW_OP_WRITE))
-		return;
-	zc = kzalloc(sizeof(*zc), GFP_KERNEL | __GFP_NOWARN);
-	if (!zc)
-		return;	/* the message is copied */
-	zc->ubuf.ops = &tx_zc_ops;
-	zc->ubuf.flags = SKBFL_ZEROCOPY_FRAG | SKBFL_DONT_ORPHAN;
-	refcount_set(&zc->ubuf.refcnt, 1);
-	kref_get(&tx->zc_owner->ref);
-	zc->owner = tx->zc_owner;
-	atomic_inc(&tx_zc_pending);
-	tx->zc = zc;
-}
-
-/*
- * The message ended: drop the transmitter's hold. A Send or Write
- * completes when TCP let go of it, whatever its status: part of it may be
- * in the socket even when it ended in error. Returns false then, true when
- * the caller completes it now.
- */
-static bool tx_zc_end(struct iwtcp_qp *qp, bool complete, u8 status)
-{
-	struct iwtcp_tx *tx = qp->tx;
-	struct tx_zc *zc = tx->zc;
-	unsigned long flags;
-
-	if (!zc)
-		return complete;
-	tx->zc = NULL;
-	if (complete) {
-		if (status != SIW_WC_SUCCESS) {
-			/* a flush before TCP lets go keeps this status */
-			spin_lock_irqsave(&qp->sq_lock, flags);
-			if (tx->sq_idx - qp->sq.get < qp->sq_tx - qp->sq.get)
-				iwtcp_sq_slot(qp, tx->sq_idx)->status = status;
-			spin_unlock_irqrestore(&qp->sq_lock, flags);
-		}
-		zc->sq_idx = tx->sq_idx;
-		zc->status = status;
-		zc->complete_sq = true;
-		complete = false;
-	}
-	zc->ubuf.ops->complete(NULL, &zc->ubuf, true);
-	return complete;
 }
 
 /* ------------------------------------------------------------------ */
@@ -822,7 +530,6 @@ static void tx_end_message(struct iwtcp_qp *qp, u8 status)
 {
 	struct iwtcp_tx *tx = qp->tx;
 	enum tx_kind kind = tx->kind;
-	bool complete;
 
 	tx->nsrc = 0;
 	tx->kind = TX_NONE;
@@ -830,10 +537,9 @@ static void tx_end_message(struct iwtcp_qp *qp, u8 status)
 		tx_rresp_release(qp);
 	tx->started = false;
 	/* A Read completes when its response is placed (qp_rx.c). */
-	complete = kind == TX_SQ && (status != SIW_WC_SUCCESS ||
-				     (tx->sqe.opcode != SIW_OP_READ &&
-				      tx->sqe.opcode != SIW_OP_READ_LOCAL_INV));
-	if (tx_zc_end(qp, complete, status))
+	if (kind == TX_SQ && (status != SIW_WC_SUCCESS ||
+			      (tx->sqe.opcode != SIW_OP_READ &&
+			       tx->sqe.opcode != SIW_OP_READ_LOCAL_INV)))
 		iwtcp_sq_done(qp, tx->sq_idx, status);
 }
 
@@ -872,16 +578,6 @@ static u32 tx_msg_hdr(struct iwtcp_qp *qp, u32 paylen, bool last, u8 *hdr)
 	return iwtcp_ddp_build_untagged(&h, hdr, TX_HDR_MAX);
 }
 
-/* A page of a memory region: zero-copy only if TCP may hold it. */
-static int tx_add_mr_page(void *arg, struct page *page, u32 off, u32 len)
-{
-	struct iwtcp_tx *tx = arg;
-
-	if (!sendpage_ok(page))
-		tx->batch_zc = false;
-	return tx_add_page(tx, page, off, len);
-}
-
 /*
  * Add @len octets at @addr of the buffer with STag @stag, checked again
  * (the MR may have been deregistered or invalidated since the message
@@ -899,7 +595,7 @@ static int tx_add_stag(struct iwtcp_qp *qp, u32 stag, int access, u64 addr,
 	rv = iwtcp_mem_check(mr, qp->base_qp.pd, access, addr, len);
 	if (!rv) {
 		tx->ref_pages = mr->type == IWTCP_MR_USER;
-		rv = iwtcp_mem_walk(mr, addr, len, tx_add_mr_page, tx);
+		rv = iwtcp_mem_walk(mr, addr, len, tx_add_page, tx);
 		tx->ref_pages = false;
 	} else {
 		rv = -EACCES;
@@ -1059,7 +755,6 @@ static int tx_build_batch(struct iwtcp_qp *qp)
 	 * changes it when SACK blocks come and go.
 	 */
 	tx->seg_full = tx->st.markers && !tx->st.large ? mss : 0;
-	tx_batch_start(tx);
 	do {
 		nbv = tx->nbv;
 		wire_len = tx->wire_len;
@@ -1219,7 +914,6 @@ static bool tx_take_sqe(struct iwtcp_qp *qp)
 	slot->signalled = qp->sig_all ||
 			  (tx->sqe.flags & SIW_WQE_SIGNALLED);
 	slot->done = false;
-	slot->status = SIW_WC_SUCCESS;
 	slot->bytes = 0;
 	taken = true;
 out:
@@ -1391,8 +1085,6 @@ static void tx_run(struct iwtcp_qp *qp)
 			return;
 		}
 		built = true;
-		if (!tx->started && !tx->zc && !tx->atomic)
-			tx_zc_start(qp, user);
 		rv = tx_build_batch(qp);
 		if (rv == -EACCES && tx->kind == TX_READ_RESP) {
 			/* RFC 5040 7.2: the source STag went away meanwhile */
@@ -1621,15 +1313,6 @@ int iwtcp_qp_tx_init(struct iwtcp_qp *qp, const struct iwtcp_fpdu_stream *st,
 
 	if (!tx)
 		return -ENOMEM;
-	tx->zc_owner = kzalloc(sizeof(*tx->zc_owner), GFP_KERNEL);
-	if (!tx->zc_owner) {
-		kfree(tx);
-		return -ENOMEM;
-	}
-	kref_init(&tx->zc_owner->ref);
-	spin_lock_init(&tx->zc_owner->lock);
-	tx->zc_owner->qp = qp;
-	tx->sbuf = tx->scratch;
 	tx->st = *st;
 	for (i = 0; i < IWTCP_DDP_NR_QN; i++)
 		tx->msn[i] = IWTCP_DDP_MSN_INIT;
@@ -1651,19 +1334,10 @@ int iwtcp_qp_tx_init(struct iwtcp_qp *qp, const struct iwtcp_fpdu_stream *st,
  */
 void iwtcp_qp_tx_free(struct iwtcp_qp *qp)
 {
-	struct iwtcp_tx *tx = qp->tx;
-	struct tx_zc_owner *owner;
-
-	if (!tx)
+	if (!qp->tx)
 		return;
-	tx_fpdu_release(tx);
-	tx_zc_end(qp, false, SIW_WC_WR_FLUSH_ERR);
-	owner = tx->zc_owner;
-	spin_lock_irq(&owner->lock);
-	owner->qp = NULL;
-	spin_unlock_irq(&owner->lock);
-	kref_put(&owner->ref, tx_zc_owner_free);
-	kfree(tx);
+	tx_fpdu_release(qp->tx);
+	kfree(qp->tx);
 	qp->tx = NULL;
 }
 
@@ -1683,15 +1357,9 @@ int iwtcp_qp_tx_wq_init(void)
 /**
  * iwtcp_qp_tx_wq_exit() - module exit of the transmit workqueue
  *
- * Also waits until TCP let go of every zero-copy message, which an
- * orphaned socket may hold until the peer acknowledged it or the socket
- * timed out, and for the last tx_zc_complete() to return.
- *
  * Context: module exit, after every device is gone.
  */
 void iwtcp_qp_tx_wq_exit(void)
 {
 	destroy_workqueue(iwtcp_tx_wq);
-	wait_var_event(&tx_zc_pending, !atomic_read(&tx_zc_pending));
-	synchronize_rcu();
 }

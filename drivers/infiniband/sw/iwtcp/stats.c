@@ -27,7 +27,6 @@ static const struct rdma_stat_desc iwtcp_stat_descs[IWTCP_NR_STATS] = {
 	[IWTCP_STAT_RX_MARKER_ERRORS].name = "rx_marker_errors",
 	[IWTCP_STAT_TX_TERMS].name = "tx_terms",
 	[IWTCP_STAT_RX_TERMS].name = "rx_terms",
-	[IWTCP_STAT_TX_ZCOPY_OCTETS].name = "tx_zcopy_octets",
 };
 
 /**
