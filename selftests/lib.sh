@@ -45,13 +45,11 @@ IWTCP_LINK=${IWTCP_LINK:-1}
 IWTCP_WIRE=${IWTCP_WIRE:-veth}
 NIC_A_MAC=52:54:00:00:7a:01
 NIC_B_MAC=52:54:00:00:7a:02
-if [[ $IWTCP_WIRE == nic ]]; then
-	dev_a=nic_a
-	dev_b=nic_b
-else
-	dev_a=veth_a
-	dev_b=veth_b
-fi
+case $IWTCP_WIRE in
+nic) dev_a=nic_a; dev_b=nic_b ;;
+veth) dev_a=veth_a; dev_b=veth_b ;;
+*) echo "lib.sh: IWTCP_WIRE is veth or nic, not '$IWTCP_WIRE'" >&2; exit 1 ;;
+esac
 
 ns1="iwtcp-$$-1"
 ns2="iwtcp-$$-2"
@@ -59,6 +57,7 @@ ns2="iwtcp-$$-2"
 # What cleanup must undo, recorded as it is created.
 _created_ns=()
 _created_links=()	# "namespace link" pairs
+_moved_nics=()		# "namespace device" pairs, back to the first
 _tracked_pids=()
 
 _ktap_plan=
@@ -105,6 +104,21 @@ ktap_skip_all() {
 		done
 	fi
 	exit "$KSFT_SKIP"
+}
+
+# Fail the whole script: before the plan, as one failed case; after it,
+# by failing every case not run yet.
+ktap_fail_all() {
+	if [[ -z $_ktap_plan ]]; then
+		echo "TAP version 13"
+		echo "1..1"
+		echo "not ok 1 $1"
+	else
+		while ((_ktap_count < _ktap_plan)); do
+			ktap_fail "$1"
+		done
+	fi
+	exit "$KSFT_FAIL"
 }
 
 # Run one case: ktap_run NAME COMMAND [ARGS...]. The command runs in a
@@ -241,8 +255,7 @@ _link_up() {
 	[[ $(ip -n "$1" -o link show dev "$2") == *"state UP"* ]]
 }
 
-# _move_nic MAC NS NAME: the guest's NIC with that MAC into NS, as NAME.
-# Deleting NS gives it back to the initial namespace (under NAME).
+# _nic MAC: the name of the guest's NIC with that MAC, if there is one.
 _nic() {
 	ip -o link | awk -v mac="$1" '$0 ~ "link/ether " mac {
 		sub(/:$/, "", $2); sub(/@.*/, "", $2); print $2 }'
@@ -252,16 +265,23 @@ _has_nic() {
 	[[ -n $(_nic "$1") ]]
 }
 
+# _move_nic MAC NS NAME: the guest's NIC with that MAC into NS, as NAME;
+# cleanup moves it back. Missing, it skips the script, or fails it with
+# IWTCP_NIC_REQUIRED=1 (tools/check, which asks for the pair).
 _move_nic() {
-	local dev
+	local dev why
 
-	modprobe -q e1000 || true
+	modprobe -q e1000 || echo "# modprobe e1000 failed" >&2
 	wait_for 10 _has_nic "$1" 2>/dev/null || true
 	dev=$(_nic "$1")
-	[[ -n $dev ]] ||
-		ktap_skip_all "no NIC $1 (IWTCP_WIRE=nic needs tools/vm/run --nic-pair)"
+	if [[ -z $dev ]]; then
+		why="no NIC $1 (IWTCP_WIRE=nic: tools/vm/run --nic-pair, e1000)"
+		[[ ${IWTCP_NIC_REQUIRED:-0} == 1 ]] || ktap_skip_all "$why"
+		ktap_fail_all "$why"
+	fi
 	ip link set dev "$dev" netns "$2"
 	ip -n "$2" link set dev "$dev" name "$3"
+	_moved_nics+=("$2 $3")
 }
 
 setup_two_hosts() {
@@ -386,6 +406,13 @@ cleanup() {
 	# Whatever still runs in the namespaces would outlive the test.
 	_kill_ns_pids
 	((${#_tracked_pids[@]})) && wait "${_tracked_pids[@]}" 2>/dev/null
+	# Not left to the namespace's teardown, which a lingering socket
+	# delays: the next script looks for the NICs at once.
+	for i in "${_moved_nics[@]}"; do
+		read -r ns link <<<"$i"
+		ip -n "$ns" link set dev "$link" netns 1 ||
+			echo "# cleanup: $link stays in $ns" >&2
+	done
 	for ((i = ${#_created_ns[@]} - 1; i >= 0; i--)); do
 		ip netns del "${_created_ns[i]}" 2>/dev/null
 	done

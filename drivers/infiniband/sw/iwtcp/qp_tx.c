@@ -40,7 +40,8 @@
  * built. A batch that TCP takes only partly stays pending until the
  * write-space callback reports room.
  *
- * SQ elements stay VALID in the ring until they complete. Completions
+ * SQ elements stay VALID in the ring until they complete (they go back
+ * to the producer just before their completion shows). Completions
  * leave in posting order (@sq_slots): a Send or Write completes once its
  * last octet is in the socket, a Read when its last Read Response octet
  * is placed, local operations when executed. libsiw rings the doorbell
@@ -187,7 +188,8 @@ bool iwtcp_sq_retire_head(struct iwtcp_qp *qp, u8 status)
 	struct iwtcp_wc wc = {
 		.id = slot->id,
 		.qp = qp,
-		.bytes = slot->bytes,
+		/* set without @sq_lock once the sources are checked */
+		.bytes = READ_ONCE(slot->bytes),
 		.opcode = slot->opcode,
 		.status = status,
 	};
@@ -973,7 +975,7 @@ static bool tx_next_message(struct iwtcp_qp *qp, bool user)
 	tx->off = 0;
 	tx->len = 0;
 	status = tx_prepare_sqe(qp, user);
-	iwtcp_sq_slot(qp, tx->sq_idx)->bytes = tx->len;
+	WRITE_ONCE(iwtcp_sq_slot(qp, tx->sq_idx)->bytes, tx->len);
 	if (status == SIW_WC_SUCCESS && (tx->sqe.opcode == SIW_OP_INVAL_STAG ||
 					 tx->sqe.opcode == SIW_OP_REG_MR))
 		status = tx_local_op(qp);
