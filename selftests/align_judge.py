@@ -2,23 +2,26 @@
 # SPDX-License-Identifier: GPL-2.0
 """FPDU alignment with TCP segments, from a capture (RFC 5044 5.1).
 
-  align_judge.py CAP COUNTERS PORT...
+  align_judge.py CAP MARKERS COUNTERS PORT...
 
-CAP holds selftests/capture.sh connections with markers negotiated, one
-server PORT each (192.0.2.2; the client sends the MPA Request). COUNTERS
-is "A_TX A_RX B_TX B_RX" as for capture_judge.py. For every connection the
-client's stream is walked on its own, independent of Wireshark: the MPA
-Request (RFC 5044 7.1.2: 16-octet key, flags, revision, private data
-length, private data), then FPDUs back to back (RFC 5044 4: ULPDU_Length,
-ULPDU, PAD, CRC), with a marker wherever the stream offset counted from
-the first octet after the Request is a multiple of 512 (RFC 5044 4.3: a
-marker between two FPDUs leads the second).
+CAP holds selftests/capture.sh connections, one server PORT each
+(192.0.2.2; the client sends the MPA Request), with markers negotiated if
+MARKERS is 1, without if 0. COUNTERS is "A_TX A_RX B_TX B_RX" as for
+capture_judge.py. For every connection the client's stream is walked on
+its own, independent of Wireshark: the MPA Request (RFC 5044 7.1.2:
+16-octet key, flags, revision, private data length, private data), then
+FPDUs back to back (RFC 5044 4: ULPDU_Length, ULPDU, PAD, CRC), with
+markers: one wherever the stream offset counted from the first octet after
+the Request is a multiple of 512 (RFC 5044 4.3: a marker between two FPDUs
+leads the second).
 
 Fails (exit 1) unless: the walk ends exactly at the end of each stream;
 the FPDUs walked equal iwtcp_a's tx_fpdus and iwtcp_b's rx_fpdus; every
 TCP segment with data after the Request begins where an FPDU begins and
 ends where one ends (so no FPDU straddles segments). Wireshark 4.0 cannot
 check this itself: it counts a marker between two FPDUs in the first.
+With ALIGN_PACKED=1 in the environment, some segment must also hold two
+FPDUs or more: the case is to show small FPDUs packed.
 """
 import os
 import sys
@@ -47,7 +50,7 @@ def segments(cap, ports):
     return out
 
 
-def walk(segs):
+def walk(segs, markers):
     """Problems, FPDUs walked and segments checked of one stream."""
     data = b""
     for seq in sorted(segs):
@@ -58,19 +61,21 @@ def walk(segs):
         return ["no MPA Request at the stream's start"], 0, 0
     start = 20 + int.from_bytes(data[18:20], "big")
     bounds = {start}
+    # without markers, one "period" spans the whole stream: none falls
+    period = PERIOD if markers else len(data) + 1
     pos, nfpdu = start, 0
     while pos < len(data):
-        if (pos - start) % PERIOD == 0:
+        if markers and (pos - start) % period == 0:
             pos += 4                    # the marker leading this FPDU
         # ULPDU_Length: a marker cannot split it (both are 4-aligned)
         ulpdu = int.from_bytes(data[pos:pos + 2], "big")
         left = 2 + ulpdu + (-(2 + ulpdu) % 4) + 4
         while left:
-            room = PERIOD - (pos - start) % PERIOD
+            room = period - (pos - start) % period
             step = min(left, room)
             pos += step
             left -= step
-            if left and (pos - start) % PERIOD == 0:
+            if markers and left and (pos - start) % period == 0:
                 pos += 4                # a marker inside the FPDU
         if pos > len(data):
             return [f"FPDU {nfpdu} runs past the stream's end"], nfpdu, 0
@@ -91,16 +96,20 @@ def walk(segs):
 
 
 def main():
-    cap, counters = sys.argv[1:3]
-    ports = set(sys.argv[3:])
+    cap, markers, counters = sys.argv[1:4]
+    ports = set(sys.argv[4:])
     problems = []
     total = 0
+    packed = False
     for stream, segs in sorted(segments(cap, ports).items()):
-        p, nfpdu, checked = walk(segs)
+        p, nfpdu, checked = walk(segs, markers == "1")
         print(f"# TCP stream {stream}: {nfpdu} FPDUs in {checked} segments, "
               f"{len(p)} misaligned or broken", file=sys.stderr)
         problems += [f"TCP stream {stream}: {x}" for x in p[:5]]
         total += nfpdu
+        packed = packed or checked < nfpdu
+    if os.environ.get("ALIGN_PACKED") == "1" and not packed:
+        problems.append("no segment holds two FPDUs: nothing was packed")
     a_tx, _, _, b_rx = (int(x) for x in counters.split())
     if not total == a_tx == b_rx:
         problems.append(f"{total} FPDUs walked, iwtcp_a tx_fpdus +{a_tx}, "

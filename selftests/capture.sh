@@ -14,7 +14,8 @@
 # per direction, the DDP segments decoded equal the sender's tx_fpdus and
 # the receiver's rx_fpdus (ports/1/hw_counters). Two more cases, with
 # markers at EMSS 1448 and 1449, are judged by align_judge.py: every TCP
-# segment begins and ends at an FPDU boundary (RFC 5044 5.1).
+# segment begins and ends at an FPDU boundary (RFC 5044 5.1); so are three
+# without markers.
 # Runs in the guest; topology: lib.sh's two hosts, servers on 192.0.2.2.
 # CAPTURE_KEEP=DIR keeps each case's capture and dumpcap log there.
 
@@ -27,7 +28,8 @@ source "$(dirname "$0")/lib.sh"
 JUDGE=$(dirname "$0")/capture_judge.py
 ALIGN_JUDGE=$(dirname "$0")/align_judge.py
 
-require_cmd ip rdma ss dumpcap tshark python3 ib_send_bw ib_write_bw timeout
+require_cmd ip tc rdma ss dumpcap tshark python3 ib_send_bw ib_write_bw \
+	timeout
 modinfo iwtcp >/dev/null 2>&1 || ktap_skip_all "module iwtcp not installed"
 
 out=$(mktemp -d)
@@ -38,11 +40,13 @@ test_cleanup() {
 	rm -rf "$out"
 }
 
-# Before each case: CRC on, markers honoured, EMSS 1024 (see the set-up).
+# Before each case: CRC on, markers honoured, EMSS 1024 (see the set-up),
+# no qdisc of a case.
 defaults() {
 	set_both mpa_crc on
 	set_both mpa_markers on
 	mtu 1076
+	tc -n "$ns1" qdisc del dev veth_a root 2>/dev/null || true
 }
 
 # The FPDU counters of both devices: "A_TX A_RX B_TX B_RX".
@@ -132,7 +136,7 @@ transfers() {
 # capture_case CRC MARKERS NAME [SIZE]: CRC and markers (1/0) set on both
 # devices, a capture of an ib_send_bw and an ib_write_bw run (messages of
 # SIZE octets, see transfers), judged by Wireshark, or with ALIGN=1 by
-# align_judge.py.
+# align_judge.py (ALIGN_PACKED=1: some segment must hold two FPDUs).
 capture_case() {
 	local crc=$1 markers=$2 cap=$out/$3.pcapng log=$out/$3.dumpcap
 	local p1 p2 dpid before after a b deltas t0=$SECONDS
@@ -170,7 +174,8 @@ capture_case() {
 	echo "# transfers done after $((SECONDS - t0)) s" >&2
 	[[ -z ${CAPTURE_KEEP:-} ]] || cp "$cap" "$log" "$CAPTURE_KEEP/"
 	if [[ -n ${ALIGN:-} ]]; then
-		python3 "$ALIGN_JUDGE" "$cap" "$deltas" "$p1" "$p2"
+		ALIGN_PACKED=${ALIGN_PACKED:-0} python3 "$ALIGN_JUDGE" \
+			"$cap" "$markers" "$deltas" "$p1" "$p2"
 	else
 		python3 "$JUDGE" "$cap" "$log" "$crc" "$markers" "$deltas" \
 			"$p1" "$p2"
@@ -207,8 +212,37 @@ markers_emss_1449() {
 	ALIGN=1 capture_case 1 1 "${FUNCNAME[0]}" 20001
 }
 
+# Without markers, EMSS 1448: full FPDUs fill segments by their size
+# (RFC 5044 4.5). Each message's last FPDU is short, and the next
+# message's first FPDU, written while that one still waits in TCP's
+# queue, must not share its socket buffer: it would be cut at the MSS and
+# every later FPDU of the message would straddle two segments.
+no_markers_emss_1448() {
+	mtu 1500
+	ALIGN=1 capture_case 1 0 "${FUNCNAME[0]}" 20001
+}
+
+# Without markers, EMSS 1449: full FPDUs are 1448 octets (RFC 5044 4.5,
+# MULPDU = EMSS - (6 + EMSS mod 4)), so each one ends its own segment.
+no_markers_emss_1449() {
+	mtu 1501
+	ALIGN=1 capture_case 1 0 "${FUNCNAME[0]}" 20001
+}
+
+# Without markers, EMSS 1448, messages of 300 octets: FPDUs of 320 and
+# 324 octets. 20 ms of netem on veth_a hold TCP's first window out for a
+# round trip, so later messages queue in TCP and share segments: four to a
+# segment, never one across two (RFC 5044 5.1: packed "as long as they
+# are entirely contained in the TCP segment").
+no_markers_small() {
+	mtu 1500
+	tc -n "$ns1" qdisc add dev veth_a root netem delay 20ms
+	ALIGN=1 ALIGN_PACKED=1 capture_case 1 0 "${FUNCNAME[0]}" 300
+}
+
 tests=(crc_on_markers_on crc_on_markers_off crc_off_markers_on
-	crc_off_markers_off markers_emss_1448 markers_emss_1449)
+	crc_off_markers_off markers_emss_1448 markers_emss_1449
+	no_markers_emss_1448 no_markers_emss_1449 no_markers_small)
 
 ktap_plan "${#tests[@]}"
 setup_two_hosts

@@ -32,13 +32,14 @@
  * current MSS; with markers, counting those that fall in each FPDU, so
  * that every full FPDU fills one segment). Consecutive FPDUs of a
  * message, up to 64 KiB of wire, form one bio_vec array written with one
- * sendmsg call; with markers, a batch ends after an FPDU that does not
- * fill its segment, with MSG_EOR, so that the next FPDU starts a segment
- * (RFC 5044 5.1). Markers and headers come from a small scratch buffer,
- * payload straight from the registered pages (TCP copies it; no bounce
- * buffer). The CRC is computed over the same octets while the array is
- * built. A batch that TCP takes only partly stays pending until the
- * write-space callback reports room.
+ * sendmsg call. Full FPDUs start TCP segments (RFC 5044 5.1): with
+ * markers, a batch ends after an FPDU that does not fill its segment,
+ * with MSG_EOR; without them, small messages share a segment as long as
+ * they fit in it whole (tx_build_batch()). Markers and headers come from a
+ * small scratch buffer, payload straight from the registered pages (TCP
+ * copies it; no bounce buffer). The CRC is computed over the same octets
+ * while the array is built. A batch that TCP takes only partly stays
+ * pending until the write-space callback reports room.
  *
  * SQ elements stay VALID in the ring until they complete (they go back
  * to the producer just before their completion shows). Completions
@@ -112,11 +113,16 @@ struct tx_src {
  * @wire_len: see @bv
  * @wire_sent: octets of it TCP took
  * @nfpdu: whole FPDUs in the batch, for the counters
- * @seg_full: wire octets of an FPDU that fills a segment (the MSS), with
- *	markers; 0 without them (MULPDU-sized FPDUs fill segments anyway,
- *	and small messages may share one) or with the peer's G bit
+ * @seg_full: wire octets of an FPDU that fills a segment (the MSS); 0
+ *	with the peer's G bit (large FPDUs are not aligned)
  * @eor: the batch ends with an FPDU short of @seg_full: TCP is to start a
  *	new segment after it (MSG_EOR)
+ * @first_len: wire octets of the batch's first FPDU
+ * @last_short: the batch ends with an FPDU short of @seg_full, without
+ *	@eor (the last of a message, no markers): a later small FPDU may
+ *	share its segment
+ * @seg_open: the last FPDU in the socket is short of its segment and TCP
+ *	may still add to it (@last_short of the last batch written whole)
  * @layout: marker layout of the FPDU being built
  * @wpos: wire octets of it built so far
  * @mk: markers of it built so far
@@ -149,6 +155,9 @@ struct iwtcp_tx {
 	u32 nfpdu;
 	u32 seg_full;
 	bool eor;
+	u32 first_len;
+	bool last_short;
+	bool seg_open;
 	struct iwtcp_fpdu_layout layout;
 	u32 wpos;
 	u32 mk;
@@ -377,6 +386,8 @@ static void tx_fpdu_release(struct iwtcp_tx *tx)
 	tx->wire_sent = 0;
 	tx->nfpdu = 0;
 	tx->eor = false;
+	tx->first_len = 0;
+	tx->last_short = false;
 }
 
 /*
@@ -422,12 +433,17 @@ static int tx_fpdu_begin(struct iwtcp_tx *tx, const void *hdr, u32 hdr_len,
 	return tx_add_kernel(tx, fh, sizeof(*fh) + hdr_len);
 }
 
-/* RFC 5044 4.1, 4.4: PAD, a marker due before the CRC, then the CRC. */
-static int tx_fpdu_end(struct iwtcp_tx *tx, u32 ulpdu_len)
+/*
+ * RFC 5044 4.1, 4.4: PAD, a marker due before the CRC, then the CRC.
+ * @full: the ULPDU is MULPDU-sized; see tx_build_batch() for what the
+ * FPDU's size means for the segments.
+ */
+static int tx_fpdu_end(struct iwtcp_tx *tx, u32 ulpdu_len, bool full)
 {
 	static const u8 zero_pad[IWTCP_MPA_FPDU_ALIGN];
 	struct iwtcp_mpa_trailer *tr;
 	u32 pad = iwtcp_fpdu_pad(ulpdu_len);
+	bool short_seg;
 	int rv = 0;
 
 	if (pad) {
@@ -452,8 +468,12 @@ static int tx_fpdu_end(struct iwtcp_tx *tx, u32 ulpdu_len)
 	if (WARN_ON_ONCE(tx->mk != tx->layout.nr))
 		return -EPROTO;
 	tx->st.off += tx->wpos;
+	if (!tx->nfpdu)
+		tx->first_len = tx->wpos;
 	tx->nfpdu++;
-	tx->eor = tx->seg_full && tx->wpos != tx->seg_full;
+	short_seg = tx->seg_full && tx->wpos != tx->seg_full;
+	tx->eor = short_seg && (tx->st.markers || full);
+	tx->last_short = short_seg && !tx->eor;
 	return 0;
 }
 
@@ -462,11 +482,32 @@ static int tx_fpdu_hdr_only(struct iwtcp_tx *tx, const void *ulpdu, u32 len)
 {
 	int rv = tx_fpdu_begin(tx, ulpdu, len, len);
 
-	return rv ?: tx_fpdu_end(tx, len);
+	return rv ?: tx_fpdu_end(tx, len, false);
 }
 
 /* ------------------------------------------------------------------ */
 /* Writing it to the socket                                            */
+
+/*
+ * RFC 5044 5.1: "Multiple FPDUs MAY be packed into a single TCP segment
+ * as determined by the EMSS calculation as long as they are entirely
+ * contained in the TCP segment." The last FPDU written left its segment
+ * open (@seg_open); TCP's last unsent socket buffer holds it, and is cut
+ * into segments of the MSS from its first octet. If the next FPDU, of
+ * @len wire octets, does not fit in what is left of the last segment,
+ * the buffer takes nothing more, as tcp_sendmsg_locked() marks it for
+ * MSG_EOR: the FPDU starts a buffer, and a segment, of its own. With
+ * nothing unsent, the next write starts a buffer anyway.
+ * Context: the socket is locked (lock_sock(), or its spinlock inline).
+ */
+static void tx_end_segment(struct sock *sk, u32 len)
+{
+	struct sk_buff *skb = tcp_write_queue_tail(sk);
+	u32 mss = READ_ONCE(tcp_sk(sk)->mss_cache);
+
+	if (skb && mss && skb->len % mss + len > mss)
+		TCP_SKB_CB(skb)->eor = 1;
+}
 
 /*
  * Write the rest of the pending batch. Returns 0 when it is all in the
@@ -487,10 +528,14 @@ static int tx_push(struct iwtcp_qp *qp, bool more)
 	iov_iter_bvec(&msg.msg_iter, ITER_SOURCE, tx->bv, tx->nbv,
 		      tx->wire_len);
 	iov_iter_advance(&msg.msg_iter, tx->wire_sent);
-	if (tx->atomic)
-		rv = tcp_sendmsg_locked(qp->sk, &msg, left);
-	else
-		rv = tcp_sendmsg(qp->sk, &msg, left);
+	/* inline, iwtcp_qp_tx_post() holds the socket's spinlock */
+	if (!tx->atomic)
+		lock_sock(qp->sk);
+	if (!tx->wire_sent && tx->seg_open)
+		tx_end_segment(qp->sk, tx->first_len);
+	rv = tcp_sendmsg_locked(qp->sk, &msg, left);
+	if (!tx->atomic)
+		release_sock(qp->sk);
 	if (rv >= 0)
 		tx->wire_sent += rv;
 	if (rv >= 0 && rv != left)
@@ -500,6 +545,7 @@ static int tx_push(struct iwtcp_qp *qp, bool more)
 		set_bit(IWTCP_TX_AGAIN, &qp->tx_flags);
 	if (rv < 0)
 		return rv;
+	tx->seg_open = tx->last_short;
 	iwtcp_stat_add(qp_dev(qp), IWTCP_STAT_TX_FPDUS, tx->nfpdu);
 	iwtcp_stat_add(qp_dev(qp), IWTCP_STAT_TX_OCTETS, tx->wire_len);
 	if (tx->atomic)
@@ -672,7 +718,7 @@ static int tx_build_data(struct iwtcp_qp *qp, u32 mss)
 	if (!rv)
 		rv = tx_add_payload(qp, paylen);
 	if (!rv)
-		rv = tx_fpdu_end(tx, hdr_len + paylen);
+		rv = tx_fpdu_end(tx, hdr_len + paylen, paylen == room);
 	if (rv)
 		return rv;
 	/* RFC 5041 5.1: the MSN counts whole messages, once it is built */
@@ -748,15 +794,20 @@ static int tx_build_batch(struct iwtcp_qp *qp)
 	int rv;
 
 	/*
-	 * RFC 5044 5.1: with markers, FPDUs start TCP segments. Full FPDUs
-	 * fill segments (iwtcp_fpdu_mulpdu_at()); after a shorter one (the
-	 * last of a message, one the markers kept 4 octets short, or any
-	 * when the MSS is not a multiple of 4) the batch ends, and TCP
-	 * starts a new segment for what follows (MSG_EOR keeps later data
-	 * out of that socket buffer). The MSS is read once per batch: TCP
-	 * changes it when SACK blocks come and go.
+	 * RFC 5044 5.1: FPDUs start TCP segments. Full (MULPDU-sized) FPDUs
+	 * fill segments (iwtcp_fpdu_mulpdu_at()). With markers, after a
+	 * shorter one (the last of a message, one the markers kept 4 octets
+	 * short, or any when the MSS is not a multiple of 4) the batch ends,
+	 * and TCP starts a new segment for what follows (MSG_EOR keeps later
+	 * data out of that socket buffer). Without markers, the same after a
+	 * full FPDU short of its segment (the MSS not a multiple of 4); but
+	 * the last FPDU of a message leaves its segment open: the next FPDU
+	 * joins it if it fits whole, else it closes it first
+	 * (tx_end_segment()), so small messages share segments.
+	 * The MSS is read once per batch: TCP changes it when SACK blocks
+	 * come and go.
 	 */
-	tx->seg_full = tx->st.markers && !tx->st.large ? mss : 0;
+	tx->seg_full = tx->st.large ? 0 : mss;
 	do {
 		nbv = tx->nbv;
 		wire_len = tx->wire_len;
