@@ -118,11 +118,6 @@ struct tx_src {
  * @eor: the batch ends with an FPDU short of @seg_full: TCP is to start a
  *	new segment after it (MSG_EOR)
  * @first_len: wire octets of the batch's first FPDU
- * @last_short: the batch ends with an FPDU short of @seg_full, without
- *	@eor (the last of a message, no markers): a later small FPDU may
- *	share its segment
- * @seg_open: the last FPDU in the socket is short of its segment and TCP
- *	may still add to it (@last_short of the last batch written whole)
  * @layout: marker layout of the FPDU being built
  * @wpos: wire octets of it built so far
  * @mk: markers of it built so far
@@ -156,8 +151,6 @@ struct iwtcp_tx {
 	u32 seg_full;
 	bool eor;
 	u32 first_len;
-	bool last_short;
-	bool seg_open;
 	struct iwtcp_fpdu_layout layout;
 	u32 wpos;
 	u32 mk;
@@ -387,7 +380,6 @@ static void tx_fpdu_release(struct iwtcp_tx *tx)
 	tx->nfpdu = 0;
 	tx->eor = false;
 	tx->first_len = 0;
-	tx->last_short = false;
 }
 
 /*
@@ -473,7 +465,6 @@ static int tx_fpdu_end(struct iwtcp_tx *tx, u32 ulpdu_len, bool full)
 	tx->nfpdu++;
 	short_seg = tx->seg_full && tx->wpos != tx->seg_full;
 	tx->eor = short_seg && (tx->st.markers || full);
-	tx->last_short = short_seg && !tx->eor;
 	return 0;
 }
 
@@ -491,13 +482,15 @@ static int tx_fpdu_hdr_only(struct iwtcp_tx *tx, const void *ulpdu, u32 len)
 /*
  * RFC 5044 5.1: "Multiple FPDUs MAY be packed into a single TCP segment
  * as determined by the EMSS calculation as long as they are entirely
- * contained in the TCP segment." The last FPDU written left its segment
- * open (@seg_open); TCP's last unsent socket buffer holds it, and is cut
- * into segments of the MSS from its first octet. If the next FPDU, of
- * @len wire octets, does not fit in what is left of the last segment,
- * the buffer takes nothing more, as tcp_sendmsg_locked() marks it for
- * MSG_EOR: the FPDU starts a buffer, and a segment, of its own. With
- * nothing unsent, the next write starts a buffer anyway.
+ * contained in the TCP segment." TCP's last unsent socket buffer is cut
+ * into segments of the MSS from its first octet; a short FPDU at its end
+ * (the last of a message) leaves the last segment open. If the next FPDU,
+ * of @len wire octets, does not fit in what is left of it, the buffer
+ * takes nothing more, as tcp_sendmsg_locked() marks it for MSG_EOR (and
+ * tcp_write_collapse_fence() for kTLS): the FPDU starts a buffer, and a
+ * segment, of its own. With nothing unsent, the next write starts a
+ * buffer anyway. Asked before every batch, this also regains alignment
+ * that TCP lost (a segment cut at the peer's window edge).
  * Context: the socket is locked (lock_sock(), or its spinlock inline).
  */
 static void tx_end_segment(struct sock *sk, u32 len)
@@ -505,6 +498,7 @@ static void tx_end_segment(struct sock *sk, u32 len)
 	struct sk_buff *skb = tcp_write_queue_tail(sk);
 	u32 mss = READ_ONCE(tcp_sk(sk)->mss_cache);
 
+	lockdep_assert(lockdep_sock_is_held(sk));
 	if (skb && mss && skb->len % mss + len > mss)
 		TCP_SKB_CB(skb)->eor = 1;
 }
@@ -531,7 +525,7 @@ static int tx_push(struct iwtcp_qp *qp, bool more)
 	/* inline, iwtcp_qp_tx_post() holds the socket's spinlock */
 	if (!tx->atomic)
 		lock_sock(qp->sk);
-	if (!tx->wire_sent && tx->seg_open)
+	if (!tx->wire_sent && tx->seg_full)
 		tx_end_segment(qp->sk, tx->first_len);
 	rv = tcp_sendmsg_locked(qp->sk, &msg, left);
 	if (!tx->atomic)
@@ -545,7 +539,6 @@ static int tx_push(struct iwtcp_qp *qp, bool more)
 		set_bit(IWTCP_TX_AGAIN, &qp->tx_flags);
 	if (rv < 0)
 		return rv;
-	tx->seg_open = tx->last_short;
 	iwtcp_stat_add(qp_dev(qp), IWTCP_STAT_TX_FPDUS, tx->nfpdu);
 	iwtcp_stat_add(qp_dev(qp), IWTCP_STAT_TX_OCTETS, tx->wire_len);
 	if (tx->atomic)
@@ -801,11 +794,13 @@ static int tx_build_batch(struct iwtcp_qp *qp)
 	 * and TCP starts a new segment for what follows (MSG_EOR keeps later
 	 * data out of that socket buffer). Without markers, the same after a
 	 * full FPDU short of its segment (the MSS not a multiple of 4); but
-	 * the last FPDU of a message leaves its segment open: the next FPDU
-	 * joins it if it fits whole, else it closes it first
+	 * the last FPDU of a message leaves its segment open: the next batch
+	 * joins it if its first FPDU fits whole, else closes it first
 	 * (tx_end_segment()), so small messages share segments.
-	 * The MSS is read once per batch: TCP changes it when SACK blocks
-	 * come and go.
+	 * The MSS (mss_cache) is read once per batch: TCP changes it with
+	 * the path MTU. While SACK blocks ride on segments, TCP cuts them
+	 * shorter than that, and full FPDUs straddle (RFC 5044 5.1 lists
+	 * such option changes among what loses alignment).
 	 */
 	tx->seg_full = tx->st.large ? 0 : mss;
 	do {
