@@ -14,7 +14,7 @@
 # per direction, the DDP segments decoded equal the sender's tx_fpdus and
 # the receiver's rx_fpdus (ports/1/hw_counters). Two more cases, with
 # markers at EMSS 1448 and 1449, are judged by align_judge.py: every TCP
-# segment begins and ends at an FPDU boundary (RFC 5044 5.1); so are two
+# segment begins and ends at an FPDU boundary (RFC 5044 5.1); so are three
 # without markers.
 # Runs in the guest; topology: lib.sh's two hosts, servers on 192.0.2.2.
 # CAPTURE_KEEP=DIR keeps each case's capture and dumpcap log there.
@@ -41,10 +41,11 @@ test_cleanup() {
 }
 
 # Before each case: CRC on, markers honoured, EMSS 1024 (see the set-up),
-# no qdisc of a case.
+# no qdisc or route MTU of a case.
 defaults() {
 	set_both mpa_crc on
 	set_both mpa_markers on
+	route_mtu ""
 	mtu 1076
 	tc -n "$ns1" qdisc del dev veth_a root 2>/dev/null || true
 }
@@ -194,6 +195,18 @@ mtu() {
 	ip -n "$ns2" link set veth_b mtu "$1"
 }
 
+# route_mtu MTU: the MTU of the route between the hosts, locked (no
+# path MTU discovery), both ends; "" for none, the device's.
+route_mtu() {
+	local lock=()
+
+	[[ -z $1 ]] || lock=(mtu lock "$1")
+	ip -n "$ns1" route replace 192.0.2.0/24 dev veth_a proto kernel \
+		scope link src 192.0.2.1 "${lock[@]}"
+	ip -n "$ns2" route replace 192.0.2.0/24 dev veth_b proto kernel \
+		scope link src 192.0.2.2 "${lock[@]}"
+}
+
 # EMSS 1448 (MTU 1500): a full FPDU holds two or three markers, as the
 # stream falls; each is sized to fill its segment (RFC 5044 4.5, 5.1), and
 # the last, short FPDU of a message (messages of 20001 octets) ends its
@@ -205,10 +218,12 @@ markers_emss_1448() {
 	ALIGN=1 capture_case 1 1 "${FUNCNAME[0]}" 20001
 }
 
-# EMSS 1449 (MTU 1501): no FPDU (a multiple of 4 octets) fills a segment,
-# so each one ends its own.
+# EMSS 1449 (a route's MTU of 1501; the devices' 1600 give iwtcp no
+# reason to round the MSS, see mtu_1501): no FPDU (a multiple of 4
+# octets) fills a segment, so each one ends its own.
 markers_emss_1449() {
-	mtu 1501
+	mtu 1600
+	route_mtu 1501
 	ALIGN=1 capture_case 1 1 "${FUNCNAME[0]}" 20001
 }
 
@@ -222,9 +237,15 @@ no_markers_emss_1448() {
 	ALIGN=1 capture_case 1 0 "${FUNCNAME[0]}" 20001
 }
 
-# (Without markers at EMSS 1449, full FPDUs are 1448 octets, RFC 5044
-# 4.5, and straddle segments within a message: aligning them would take a
-# socket buffer per FPDU, 2.5 times slower; see tx_build_batch().)
+# Without markers, devices of MTU 1501: the MSS would be 1461 and the EMSS
+# 1449, where full FPDUs (1448 octets, RFC 5044 4.5) straddle segments
+# within a message (aligning them would take a socket buffer per FPDU,
+# see tx_build_batch()). iwtcp's sockets take an MSS of 1460 instead
+# (cm_sock_set_mss()): the EMSS is 1448, and FPDUs fill segments.
+no_markers_mtu_1501() {
+	mtu 1501
+	ALIGN=1 capture_case 1 0 "${FUNCNAME[0]}" 20001
+}
 
 # Without markers, EMSS 1448, messages of 300 octets: FPDUs of 320 and
 # 324 octets. 50 ms of netem on veth_a hold TCP's first window out for a
@@ -239,7 +260,7 @@ no_markers_small() {
 
 tests=(crc_on_markers_on crc_on_markers_off crc_off_markers_on
 	crc_off_markers_off markers_emss_1448 markers_emss_1449
-	no_markers_emss_1448 no_markers_small)
+	no_markers_emss_1448 no_markers_mtu_1501 no_markers_small)
 
 ktap_plan "${#tests[@]}"
 setup_two_hosts

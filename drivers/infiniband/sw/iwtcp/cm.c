@@ -732,6 +732,30 @@ static void cm_listen_owner(struct iwtcp_device *dev, struct iw_cm_id *cm_id,
 }
 
 /*
+ * RFC 5044 4.5, 5.1: an FPDU is a multiple of 4 octets long, so it fills
+ * a TCP segment only when the EMSS is one too. TCP options are multiples
+ * of 4 octets, so the EMSS is when the MSS is: where the netdev's MTU
+ * gives an MSS that is not (MTU 1450 of a VXLAN, 9001 of some clouds),
+ * the socket offers and takes one 1 to 3 octets smaller (TCP_MAXSEG,
+ * which also clamps what the peer sends). Without it, a full FPDU with
+ * markers ends its own segment, one socket buffer per FPDU, and without
+ * markers the FPDUs straddle segments.
+ */
+static void cm_sock_set_mss(struct socket *sock, int family, u32 mtu)
+{
+	u32 hdrs = sizeof(struct tcphdr) + (family == AF_INET ?
+		   sizeof(struct iphdr) : sizeof(struct ipv6hdr));
+	int mss;
+
+	if (mtu < hdrs + TCP_MIN_MSS + 4 || !((mtu - hdrs) % 4))
+		return;
+	mss = round_down(mtu - hdrs, 4);
+	/* no tcp_sock_set_*() helper for this one; SMC sets it so too */
+	sock->ops->setsockopt(sock, SOL_TCP, TCP_MAXSEG, KERNEL_SOCKPTR(&mss),
+			      sizeof(mss));
+}
+
+/*
  * A TCP socket for @cm_id, in the network namespace of the device's
  * netdev: the addresses of the device live there, whichever process or
  * kworker (a kernel ULP's) makes the call. A wildcard listen (@owner not
@@ -748,6 +772,7 @@ static int cm_sock_create(struct iwtcp_device *dev, struct iw_cm_id *cm_id,
 	struct net_device *netdev;
 	struct socket *sock;
 	struct net *net;
+	u32 mtu;
 	int rv;
 
 	if (family != AF_INET && family != AF_INET6)
@@ -756,6 +781,7 @@ static int cm_sock_create(struct iwtcp_device *dev, struct iw_cm_id *cm_id,
 	if (!netdev)
 		return -ENODEV;
 	net = dev_net(netdev);
+	mtu = READ_ONCE(netdev->mtu);
 	if (owner)
 		cm_listen_owner(dev, cm_id, owner);
 	if (owner && owner->net != net->net_cookie)
@@ -768,6 +794,7 @@ static int cm_sock_create(struct iwtcp_device *dev, struct iw_cm_id *cm_id,
 		return rv;
 	sock_set_reuseaddr(sock->sk);
 	tcp_sock_set_nodelay(sock->sk);
+	cm_sock_set_mss(sock, family, mtu);
 	if (family == AF_INET6 && cm_id->afonly)
 		ip6_sock_set_v6only(sock->sk);
 	*sockp = sock;
