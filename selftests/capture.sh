@@ -219,7 +219,7 @@ markers_emss_1448() {
 }
 
 # EMSS 1449 (a route's MTU of 1501; the devices' 1600 give iwtcp no
-# reason to round the MSS, see mtu_1501): no FPDU (a multiple of 4
+# reason to round the MSS, see no_markers_mtu_1501): no FPDU (a multiple of 4
 # octets) fills a segment, so each one ends its own.
 markers_emss_1449() {
 	mtu 1600
@@ -240,8 +240,9 @@ no_markers_emss_1448() {
 # Without markers, devices of MTU 1501: the MSS would be 1461 and the EMSS
 # 1449, where full FPDUs (1448 octets, RFC 5044 4.5) straddle segments
 # within a message (aligning them would take a socket buffer per FPDU,
-# see tx_build_batch()). iwtcp's sockets take an MSS of 1460 instead
-# (cm_sock_set_mss()): the EMSS is 1448, and FPDUs fill segments.
+# see tx_build_batch()). The connecting end offers an MSS of 1460
+# instead (cm_sock_set_mss()), both ends take the smaller: the EMSS is
+# 1448, and FPDUs fill segments.
 no_markers_mtu_1501() {
 	mtu 1501
 	ALIGN=1 capture_case 1 0 "${FUNCNAME[0]}" 20001

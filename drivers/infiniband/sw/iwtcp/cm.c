@@ -732,30 +732,6 @@ static void cm_listen_owner(struct iwtcp_device *dev, struct iw_cm_id *cm_id,
 }
 
 /*
- * RFC 5044 4.5, 5.1: an FPDU is a multiple of 4 octets long, so it fills
- * a TCP segment only when the EMSS is one too. TCP options are multiples
- * of 4 octets, so the EMSS is when the MSS is: where the netdev's MTU
- * gives an MSS that is not (MTU 1450 of a VXLAN, 9001 of some clouds),
- * the socket offers and takes one 1 to 3 octets smaller (TCP_MAXSEG,
- * which also clamps what the peer sends). Without it, a full FPDU with
- * markers ends its own segment, one socket buffer per FPDU, and without
- * markers the FPDUs straddle segments.
- */
-static void cm_sock_set_mss(struct socket *sock, int family, u32 mtu)
-{
-	u32 hdrs = sizeof(struct tcphdr) + (family == AF_INET ?
-		   sizeof(struct iphdr) : sizeof(struct ipv6hdr));
-	int mss;
-
-	if (mtu < hdrs + TCP_MIN_MSS + 4 || !((mtu - hdrs) % 4))
-		return;
-	mss = round_down(mtu - hdrs, 4);
-	/* no tcp_sock_set_*() helper for this one; SMC sets it so too */
-	sock->ops->setsockopt(sock, SOL_TCP, TCP_MAXSEG, KERNEL_SOCKPTR(&mss),
-			      sizeof(mss));
-}
-
-/*
  * A TCP socket for @cm_id, in the network namespace of the device's
  * netdev: the addresses of the device live there, whichever process or
  * kworker (a kernel ULP's) makes the call. A wildcard listen (@owner not
@@ -772,7 +748,6 @@ static int cm_sock_create(struct iwtcp_device *dev, struct iw_cm_id *cm_id,
 	struct net_device *netdev;
 	struct socket *sock;
 	struct net *net;
-	u32 mtu;
 	int rv;
 
 	if (family != AF_INET && family != AF_INET6)
@@ -781,7 +756,6 @@ static int cm_sock_create(struct iwtcp_device *dev, struct iw_cm_id *cm_id,
 	if (!netdev)
 		return -ENODEV;
 	net = dev_net(netdev);
-	mtu = READ_ONCE(netdev->mtu);
 	if (owner)
 		cm_listen_owner(dev, cm_id, owner);
 	if (owner && owner->net != net->net_cookie)
@@ -794,7 +768,6 @@ static int cm_sock_create(struct iwtcp_device *dev, struct iw_cm_id *cm_id,
 		return rv;
 	sock_set_reuseaddr(sock->sk);
 	tcp_sock_set_nodelay(sock->sk);
-	cm_sock_set_mss(sock, family, mtu);
 	if (family == AF_INET6 && cm_id->afonly)
 		ip6_sock_set_v6only(sock->sk);
 	*sockp = sock;
@@ -828,6 +801,46 @@ static int cm_bind(struct iwtcp_device *dev, struct socket *sock,
  * Bind and connect @sock without waiting: 0 or -errno. Without a port,
  * the connect picks one unique for the four-tuple (IP_BIND_ADDRESS_NO_PORT).
  */
+/*
+ * RFC 5044 4.5, 5.1: an FPDU is a multiple of 4 octets long, so it fills
+ * a TCP segment only when the EMSS is one too. TCP options are multiples
+ * of 4 octets, so the EMSS is when the MSS is: where the netdev's MTU
+ * gives an MSS that is not (MTU 1450 of a VXLAN, 9001 of some clouds),
+ * a connecting socket offers and takes one 1 to 3 octets smaller
+ * (TCP_MAXSEG). Without it, a full FPDU with markers ends its own
+ * segment, one socket buffer per FPDU, and without markers the FPDUs
+ * straddle segments. Each end takes the smaller of the two MSS offered,
+ * so with the same MTU on both ends, both directions are aligned. A
+ * listening socket is left alone: it would keep the MTU of its listen
+ * call for every later connection.
+ */
+static void cm_sock_set_mss(struct iwtcp_device *dev, struct socket *sock,
+			    const struct sockaddr_storage *raddr)
+{
+	const struct sockaddr_in6 *sin6 = (const void *)raddr;
+	u32 hdrs = sizeof(struct tcphdr) + sizeof(struct iphdr);
+	struct net_device *netdev;
+	int mss, rv;
+	u32 mtu;
+
+	if (raddr->ss_family == AF_INET6 &&
+	    !ipv6_addr_v4mapped(&sin6->sin6_addr))
+		hdrs = sizeof(struct tcphdr) + sizeof(struct ipv6hdr);
+	netdev = ib_device_get_netdev(&dev->base_dev, IWTCP_PORT);
+	if (!netdev)
+		return;
+	mtu = READ_ONCE(netdev->mtu);
+	dev_put(netdev);
+	if (mtu < hdrs + TCP_MIN_MSS + 4 || !((mtu - hdrs) % 4))
+		return;
+	mss = round_down(min_t(u32, mtu - hdrs, MAX_TCP_WINDOW), 4);
+	/* no tcp_sock_set_*() helper for it in 6.12 */
+	rv = sock->ops->setsockopt(sock, SOL_TCP, TCP_MAXSEG,
+				   KERNEL_SOCKPTR(&mss), sizeof(mss));
+	if (rv)
+		ibdev_dbg(&dev->base_dev, "TCP_MAXSEG %d: %d\n", mss, rv);
+}
+
 static int cm_bind_connect(struct iwtcp_device *dev, struct socket *sock,
 			   struct sockaddr_storage *laddr,
 			   struct sockaddr_storage *raddr)
@@ -836,6 +849,7 @@ static int cm_bind_connect(struct iwtcp_device *dev, struct socket *sock,
 
 	if (!*cm_port(laddr))
 		inet_set_bit(BIND_ADDRESS_NO_PORT, sock->sk);
+	cm_sock_set_mss(dev, sock, raddr);
 	rv = cm_bind(dev, sock, laddr);
 
 	if (!rv)
