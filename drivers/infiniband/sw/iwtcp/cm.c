@@ -798,10 +798,6 @@ static int cm_bind(struct iwtcp_device *dev, struct socket *sock,
 }
 
 /*
- * Bind and connect @sock without waiting: 0 or -errno. Without a port,
- * the connect picks one unique for the four-tuple (IP_BIND_ADDRESS_NO_PORT).
- */
-/*
  * RFC 5044 4.5, 5.1: an FPDU is a multiple of 4 octets long, so it fills
  * a TCP segment only when the EMSS is one too. TCP options are multiples
  * of 4 octets, so the EMSS is when the MSS is: where the netdev's MTU
@@ -841,6 +837,10 @@ static void cm_sock_set_mss(struct iwtcp_device *dev, struct socket *sock,
 		ibdev_dbg(&dev->base_dev, "TCP_MAXSEG %d: %d\n", mss, rv);
 }
 
+/*
+ * Bind and connect @sock without waiting: 0 or -errno. Without a port,
+ * the connect picks one unique for the four-tuple (IP_BIND_ADDRESS_NO_PORT).
+ */
 static int cm_bind_connect(struct iwtcp_device *dev, struct socket *sock,
 			   struct sockaddr_storage *laddr,
 			   struct sockaddr_storage *raddr)

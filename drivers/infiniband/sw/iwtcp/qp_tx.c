@@ -794,7 +794,9 @@ static int tx_build_batch(struct iwtcp_qp *qp)
 	 * markers the FPDUs of a batch then straddle segments: aligning them
 	 * takes a socket buffer per FPDU, and at EMSS 1449 ib_write_bw and
 	 * ib_send_bw at 64 KiB ran at 21.0 and 23.0 MB/s that way, against
-	 * 55.4 and 54.4 packed (veth, medians).
+	 * 55.4 and 54.4 packed (veth, medians). A connecting iwtcp rounds
+	 * the MSS its netdev's MTU gives (cm_sock_set_mss()); a route's
+	 * MTU or a peer can still give such an MSS.
 	 * The MSS (mss_cache) is read once per batch: TCP changes it with
 	 * the path MTU. While SACK blocks ride on segments, TCP cuts them
 	 * shorter than that, and full FPDUs straddle (RFC 5044 5.1 lists
