@@ -61,21 +61,19 @@ def walk(segs, markers):
         return ["no MPA Request at the stream's start"], 0, 0
     start = 20 + int.from_bytes(data[18:20], "big")
     bounds = {start}
-    # without markers, one "period" spans the whole stream: none falls
-    period = PERIOD if markers else len(data) + 1
     pos, nfpdu = start, 0
     while pos < len(data):
-        if markers and (pos - start) % period == 0:
+        if markers and (pos - start) % PERIOD == 0:
             pos += 4                    # the marker leading this FPDU
         # ULPDU_Length: a marker cannot split it (both are 4-aligned)
         ulpdu = int.from_bytes(data[pos:pos + 2], "big")
         left = 2 + ulpdu + (-(2 + ulpdu) % 4) + 4
         while left:
-            room = period - (pos - start) % period
+            room = PERIOD - (pos - start) % PERIOD if markers else left
             step = min(left, room)
             pos += step
             left -= step
-            if markers and left and (pos - start) % period == 0:
+            if markers and left and (pos - start) % PERIOD == 0:
                 pos += 4                # a marker inside the FPDU
         if pos > len(data):
             return [f"FPDU {nfpdu} runs past the stream's end"], nfpdu, 0
