@@ -59,8 +59,8 @@ port=7100
 
 require_cmd rdma dumpcap rping ucmatose ib_send_bw ib_write_bw ib_read_bw \
 	ib_send_lat ib_write_lat ib_read_lat timeout ss
-[[ -x $bin/dp_test && -x $bin/cm_test ]] ||
-	ktap_skip_all "$bin/dp_test or cm_test not built (make selftests)"
+[[ -x $bin/dp_test && -x $bin/cm_test && -e $bin/late_listen.so ]] ||
+	ktap_skip_all "$bin/dp_test, cm_test or late_listen.so not built (make selftests)"
 modinfo iwtcp >/dev/null 2>&1 || ktap_skip_all "module iwtcp not installed"
 
 # --- guest B ------------------------------------------------------------------
@@ -89,6 +89,25 @@ port_active() {
 	rdma link show "$DEV/1" | grep -q 'state ACTIVE'
 }
 
+# no_refusals [peer]: eth0 (of guest B with "peer") sends no reset that
+# answers a SYN (RST+ACK with sequence number 0, RFC 9293 3.10.7.1; no
+# reset of a connection looks like that), so a client that comes before
+# its listener sends its SYN again a second later instead of being
+# refused. perftest's -R client connects its data QP as soon as the two
+# have shaken hands, while its server has closed its first listener and
+# not yet opened the second; a refused client then crashes in its retry
+# (perftest 4.5-0.17: general protection fault in librdmacm).
+no_refusals() {
+	local on=()
+
+	[[ ${1:-} != peer ]] || on=(peer run 10)
+	"${on[@]}" tc qdisc add dev eth0 clsact &&
+		"${on[@]}" tc filter add dev eth0 egress protocol ip u32 \
+			match u8 0x45 0xff at 0 match ip protocol 6 0xff \
+			match u8 0x14 0x3f at 33 match u32 0 0xffffffff at 24 \
+			action drop
+}
+
 capturing() {
 	[[ -s $run/capture.pcapng ]]
 }
@@ -112,6 +131,8 @@ setup() {
 	((!need_iser)) || iser_modules
 	# Guest B boots at the same time; its agent answers when it is ready.
 	wait_for 240 peer res
+	no_refusals
+	no_refusals peer
 	((!need_nfs)) || peer bg nfs_modules 600 modprobe -a "${NFS_MODULES[@]}"
 	((!need_nvme)) || peer bg nvme_modules 600 "$peer_sh" nvme_modules
 	((!need_iser)) || peer bg iser_modules 600 "$peer_sh" iser_modules
@@ -183,6 +204,11 @@ tool_cmds() {
 	ib_*_lat)
 		srv=("$t" -F -R -p "$port" -s 64 -n 20)
 		cli=("${srv[@]}" "$a") ;;
+	# the server listens for the data QP 2.5 s late (late_listen.c)
+	ib_*_lat:late)
+		srv=("${t%:late}" -F -R -p "$port" -s 64 -n 20)
+		cli=("${srv[@]}" "$a")
+		srv=(env LD_PRELOAD="$bin/late_listen.so" "${srv[@]}") ;;
 	dp_test)
 		srv=("$bin/dp_test" server "$a" "$port" integrity)
 		cli=("$bin/dp_test" client "$a" "$port" integrity) ;;
@@ -199,6 +225,7 @@ tool_label() {
 
 	case $1 in
 	rping) echo "rping -V" ;;
+	*:late) echo "${1%:late}, server listening late" ;;
 	cm:*)
 		IFS=: read -r -a f <<<"$1"
 		echo "cm_test IRD/ORD ${f[5]}/${f[6]} to ${f[2]}/${f[3]}, ${f[4]}" ;;
@@ -557,12 +584,19 @@ data_suite() {
 		add_case "iwtcp>siw" stock default "$t" ok \
 			"$I_REQ p.rev=2 p.M=0 p.C=1 p.R=0 p.S=1 p.A=1 p.rtr=C crc=1 data=1 first=initiator"
 	done
+	# perftest's server closes its first listener and listens again for
+	# the data QP; its client may come in between: not refused
+	# (no_refusals), it connects a second later.
+	add_case "iwtcp>siw" stock default ib_read_lat:late ok \
+		"$I_REQ p.rev=2 p.M=0 p.C=1 p.R=0 p.S=1 p.A=1 p.rtr=C crc=1 data=1 first=initiator"
 	# siw's stock initiator uses no peer-to-peer model: no RTR.
 	for t in rping ib_send_bw ib_write_bw ib_read_bw ib_send_lat \
 		 ib_read_lat dp_test; do
 		add_case "siw>iwtcp" stock default "$t" ok \
 			"$S_REQ p.rev=2 p.M=0 p.C=1 p.R=0 p.S=1 p.A=0 p.rtr=- crc=1 data=1 first=initiator"
 	done
+	add_case "siw>iwtcp" stock default ib_read_lat:late ok \
+		"$S_REQ p.rev=2 p.M=0 p.C=1 p.R=0 p.S=1 p.A=0 p.rtr=- crc=1 data=1 first=initiator"
 	# Without an RTR, iwtcp's responder sends nothing before the
 	# initiator's first FPDU (RFC 5044 7.1.2); these tools' servers speak
 	# first and their clients wait for them: both wait.
