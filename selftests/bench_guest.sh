@@ -196,6 +196,7 @@ tcp_suite() {
 }
 
 setup_two_hosts
+hosts_no_refusals
 variant=default
 case $sys in
 iwtcp | siw)

@@ -265,6 +265,7 @@ tests=(crc_on_markers_on crc_on_markers_off crc_off_markers_on
 
 ktap_plan "${#tests[@]}"
 setup_two_hosts
+hosts_no_refusals
 # Wireshark 4.0's MPA dissector finds markers only in an FPDU that starts
 # its TCP segment and fills it (it places them from the segment's sequence
 # number and length); it sees one MSS per packet (no GSO super-packets).

@@ -23,6 +23,7 @@ show() {
 vo() { "$VERBS_OBJECTS" "$@"; }
 
 setup_two_hosts
+hosts_no_refusals
 show rdma link show
 show ibv_devices
 show ibv_devinfo -d iwtcp_a

@@ -89,25 +89,6 @@ port_active() {
 	rdma link show "$DEV/1" | grep -q 'state ACTIVE'
 }
 
-# no_refusals [peer]: eth0 (of guest B with "peer") sends no reset that
-# answers a SYN (RST+ACK with sequence number 0, RFC 9293 3.10.7.1; no
-# reset of a connection looks like that), so a client that comes before
-# its listener sends its SYN again a second later instead of being
-# refused. perftest's -R client connects its data QP as soon as the two
-# have shaken hands, while its server has closed its first listener and
-# not yet opened the second; a refused client then crashes in its retry
-# (perftest 4.5-0.17: general protection fault in librdmacm).
-no_refusals() {
-	local on=()
-
-	[[ ${1:-} != peer ]] || on=(peer run 10)
-	"${on[@]}" tc qdisc add dev eth0 clsact &&
-		"${on[@]}" tc filter add dev eth0 egress protocol ip u32 \
-			match u8 0x45 0xff at 0 match ip protocol 6 0xff \
-			match u8 0x14 0x3f at 33 match u32 0 0xffffffff at 24 \
-			action drop
-}
-
 capturing() {
 	[[ -s $run/capture.pcapng ]]
 }
@@ -131,8 +112,9 @@ setup() {
 	((!need_iser)) || iser_modules
 	# Guest B boots at the same time; its agent answers when it is ready.
 	wait_for 240 peer res
-	no_refusals
-	no_refusals peer
+	# perftest's second listen (see no_refusals in lib.sh)
+	no_refusals eth0 tc
+	no_refusals eth0 peer run 10 tc
 	((!need_nfs)) || peer bg nfs_modules 600 modprobe -a "${NFS_MODULES[@]}"
 	((!need_nvme)) || peer bg nvme_modules 600 "$peer_sh" nvme_modules
 	((!need_iser)) || peer bg iser_modules 600 "$peer_sh" iser_modules

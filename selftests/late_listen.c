@@ -8,9 +8,9 @@
  * of parameters, closed when that connection is up, and once more for
  * the data QP, after the two sides shook hands. Its client connects the
  * data QP right after the handshake, so a server late to its second
- * listen makes the client's first SYN find no listener: the race
- * selftests/interop.sh's no_refusals() takes out of the suite, made
- * certain here.
+ * listen makes the client's first SYN find no listener: the race that
+ * no_refusals() of selftests/lib.sh takes out of the suites, made certain
+ * here.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>

@@ -313,6 +313,36 @@ setup_two_hosts() {
 	fi
 }
 
+# no_refusals DEV TC...: DEV sends no reset that answers a SYN (RST+ACK
+# with sequence number 0, the reset of a segment without ACK, RFC 9293
+# 3.10.7.1; a connection's reset never looks like that), IPv4. A client
+# that comes before its listener sends its SYN again a second later
+# instead of being refused. TC... runs tc: "tc -n NS", or interop.sh's
+# "peer run 10 tc". For perftest -R: its server closes the listener of
+# the connection that exchanges parameters and listens again for the data
+# QP after the two shook hands, and its client connects right after that
+# handshake; refused, perftest 4.5-0.17 crashes in its retry (a general
+# protection fault in librdmacm). Cases that expect a refusal (cm.sh
+# no_listener) run without it.
+no_refusals() {
+	local dev=$1
+
+	shift
+	"$@" qdisc del dev "$dev" clsact >/dev/null 2>&1 || true
+	"$@" qdisc add dev "$dev" clsact &&
+		"$@" filter add dev "$dev" egress protocol ip u32 \
+			match u8 0x45 0xff at 0 match ip protocol 6 0xff \
+			match u8 0x14 0x3f at 33 match u32 0 0xffffffff at 24 \
+			action drop
+}
+
+# no_refusals on both hosts of setup_two_hosts (the scripts that run
+# perftest with -R).
+hosts_no_refusals() {
+	no_refusals "$dev_a" tc -n "$ns1"
+	no_refusals "$dev_b" tc -n "$ns2"
+}
+
 # --- helpers of the case scripts --------------------------------------------
 
 # ports_from BASE: next_port then sets $port to BASE+1, BASE+2, ... Cases
