@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 #
-# iwtcp: out-of-tree build against Debian's Linux 6.12 headers, and the
-# project's checks. `make help` lists the targets.
+# iwtcp: out-of-tree build against Debian's Linux 6.12 headers (or 6.1:
+# KVER=), and the project's checks. `make help` lists the targets.
 
 KVER ?= $(shell tools/kver)
 KDIR ?= /lib/modules/$(KVER)/build
@@ -11,9 +11,10 @@ KBUILD = $(MAKE) -C $(KDIR) M=$(CURDIR)/$(MOD) CONFIG_RDMA_IWTCP=m
 all: module
 
 help:
-	@echo "make            build $(MOD)/iwtcp.ko (W=1)"
+	@echo "make            build $(MOD)/iwtcp.ko (W=1) for the newest 6.12 headers"
 	@echo "make demo       install what is missing, build, boot a guest, run the main job"
 	@echo "make check      install what is missing, build, run every test"
+	@echo "make check-debug  every guest test on a KASAN/lockdep/kmemleak kernel (hours)"
 	@echo "make deps       install the Debian packages any target needs"
 	@echo "make sparse     build with sparse (C=2)"
 	@echo "make checkpatch checkpatch.pl --strict on every source file"
@@ -21,11 +22,14 @@ help:
 	@echo "make unit       host unit tests of the protocol code"
 	@echo "make selftests  build the guest test programs"
 	@echo "make install    install iwtcp.ko for the running kernel (and keep siw away)"
+	@echo "make uninstall  remove what make install installed"
+	@echo "make deb        build .cache/deb/iwtcp-dkms_VERSION_all.deb (DKMS package)"
 	@echo "make clean      remove build output"
-	@echo "KDIR=... or KVER=... select another kernel tree"
+	@echo "KDIR=... or KVER=... select another kernel tree (KVER=\$$(tools/kver 6.1))"
 
 module:
-	@test -n "$(KVER)" || { echo "no 6.12 kernel headers: run 'make deps'"; exit 1; }
+	@test -e "$(KDIR)/Makefile" || { echo "no kernel headers at '$(KDIR)':" \
+		"install linux-headers-$(or $(KVER),6.12-amd64) ('make deps' installs 6.12 and 6.1)"; exit 1; }
 	$(KBUILD) W=1 modules
 
 sparse:
@@ -46,6 +50,12 @@ deps:
 check:
 	tools/check
 
+check-debug:
+	tools/check-debug
+
+deb:
+	tools/deb
+
 demo:
 	tools/demo
 
@@ -61,11 +71,20 @@ install: module
 	depmod -a -b $(or $(DESTDIR),/) $(KVER)
 	install -D -m 0644 tools/modprobe-iwtcp.conf \
 		$(DESTDIR)/etc/modprobe.d/iwtcp.conf
+	install -D -m 0644 tools/systemd/iwtcp@.service \
+		$(DESTDIR)/usr/local/lib/systemd/system/iwtcp@.service
+
+uninstall: KVER := $(shell uname -r)
+uninstall:
+	rm -f $(wildcard $(DESTDIR)/lib/modules/$(KVER)/updates/iwtcp.ko*) \
+		$(DESTDIR)/etc/modprobe.d/iwtcp.conf \
+		$(DESTDIR)/usr/local/lib/systemd/system/iwtcp@.service
+	depmod -a -b $(or $(DESTDIR),/) $(KVER)
 
 clean:
 	-$(KBUILD) clean
 	$(MAKE) -C tests/unit clean
 	$(MAKE) -C selftests clean
 
-.PHONY: all help module sparse checkpatch unit selftests deps check demo bench \
-	install clean
+.PHONY: all help module sparse checkpatch unit selftests deps check check-debug \
+	deb demo bench install uninstall clean

@@ -26,14 +26,17 @@ ports_from 7000
 # background; its output in $out/server. Waits until it listens.
 serve() {
 	next_port
-	timeout 120 ip netns exec "$ns2" "$CM_TEST" server 192.0.2.2 "$port" \
-		"$@" >"$out/server" 2>&1 &
+	timeout $((120 * IWTCP_SLOW)) ip netns exec "$ns2" "$CM_TEST" server \
+		192.0.2.2 "$port" "$@" >"$out/server" 2>&1 &
 	server_pid=$!
 	# The port, not the output: an old "listening" may still be there.
 	wait_listen || { cat "$out/server" >&2; return 1; }
 }
 
-client() { timeout 120 ip netns exec "$ns1" "$CM_TEST" client 192.0.2.2 "$port" "$@"; }
+client() {
+	timeout $((120 * IWTCP_SLOW)) ip netns exec "$ns1" "$CM_TEST" client \
+		192.0.2.2 "$port" "$@"
+}
 
 # The server must end with status 0 and say so.
 server_ok() {
@@ -87,6 +90,39 @@ connect_ipv6() {
 	next_port
 	timeout 120 ip netns exec "$ns2" "$CM_TEST" server 2001:db8::2 "$port" \
 		>"$out/server" 2>&1 &
+	server_pid=$!
+	wait_listen
+	timeout 120 ip netns exec "$ns1" "$CM_TEST" client 2001:db8::2 "$port" \
+		established
+	server_ok
+}
+
+# rdma_cm's listener on :: is dual-stack unless AF_ONLY is set: an IPv4
+# client connects to it (its request reported in AF_INET, as rdma_cm
+# finds the device by that address); with AF_ONLY it is refused.
+dual_stack_listener() {
+	next_port
+	timeout 120 ip netns exec "$ns2" "$CM_TEST" server :: "$port" \
+		>"$out/server" 2>&1 &
+	server_pid=$!
+	wait_listen
+	client established
+	server_ok
+}
+
+afonly_listener() {
+	next_port
+	CM_TEST_AFONLY=1 timeout 30 ip netns exec "$ns2" "$CM_TEST" server :: \
+		"$port" >"$out/server" 2>&1 &
+	server_pid=$!
+	wait_listen
+	client unreachable
+	kill "$server_pid" 2>/dev/null || true
+	wait "$server_pid" || true
+	# and IPv6 still connects to it
+	next_port
+	CM_TEST_AFONLY=1 timeout 120 ip netns exec "$ns2" "$CM_TEST" server :: \
+		"$port" >"$out/server" 2>&1 &
 	server_pid=$!
 	wait_listen
 	timeout 120 ip netns exec "$ns1" "$CM_TEST" client 2001:db8::2 "$port" \
@@ -277,12 +313,14 @@ cycles() {
 # 64 clients connect at once to one listener (backlog 64). The server
 # accepts one after the other; under emulation the last ones wait longer
 # than the default MPA timeout (10 s) for their Reply, so the case runs
-# with 60 s. Every client must end (no hang) and connect, and no endpoint
-# may be left behind (next case).
+# with 60 s, and as long an accept timeout (each times IWTCP_SLOW). Every
+# client must end (no hang) and connect, and no endpoint may be left
+# behind (next case).
 simultaneous_connects() {
 	local i rc ok=0 failed=0 pids=()
 
-	echo 60 >/sys/module/iwtcp/parameters/mpa_timeout
+	echo $((60 * IWTCP_SLOW)) >/sys/module/iwtcp/parameters/mpa_timeout
+	echo $((60 * IWTCP_SLOW)) >/sys/module/iwtcp/parameters/accept_timeout
 	serve accept 8 8 64
 	for ((i = 0; i < 64; i++)); do
 		client established >"$out/sim.$i" 2>&1 &
@@ -301,6 +339,7 @@ simultaneous_connects() {
 	kill "$server_pid" 2>/dev/null || true
 	wait "$server_pid" || true
 	echo 10 >/sys/module/iwtcp/parameters/mpa_timeout
+	echo 60 >/sys/module/iwtcp/parameters/accept_timeout
 	((ok == 64))
 }
 
@@ -315,7 +354,11 @@ no_endpoint_left() {
 	[[ $(rdma resource show iwtcp_b) == *" cm_id 0 "* ]]
 }
 
-test_cleanup() { rm -rf "$out"; echo 10 >/sys/module/iwtcp/parameters/mpa_timeout 2>/dev/null; }
+test_cleanup() {
+	rm -rf "$out"
+	echo 10 >/sys/module/iwtcp/parameters/mpa_timeout 2>/dev/null
+	echo 60 >/sys/module/iwtcp/parameters/accept_timeout 2>/dev/null
+}
 
 # Two wildcard listeners on one port, ns2's first, then ns1's. A device
 # added later gets rdma_cm's extensions of both from the task adding it;
@@ -350,7 +393,7 @@ relink_two_listeners() {
 	grep -q "cm_test server: ok" "$out/srv2"
 }
 
-ktap_plan 20
+ktap_plan 22
 setup_two_hosts
 ktap_run "connect, accept, private data both ways, disconnect" connect_accept_disconnect
 ktap_run "each ULP sees the peer's IRD and ORD (RFC 6581 9.1)" ird_ord_seen
@@ -359,6 +402,9 @@ ktap_run "initiator ORD above responder IRD: TERM 0x06 to the responder" \
 ktap_run "responder ORD above initiator IRD: accept fails, Reject" \
 	insufficient_ird_responder
 ktap_run "connect, accept, disconnect over IPv6" connect_ipv6
+ktap_run "IPv4 client, listener on :: (dual-stack)" dual_stack_listener
+ktap_run "IPv4 client, listener on :: with AF_ONLY: refused; IPv6 connects" \
+	afonly_listener
 ktap_run "reject with private data" reject_with_pdata
 ktap_run "no listener: connection refused" no_listener
 ktap_run "CRC x markers x p2p/RTR matrix: 24 connections" settings_matrix

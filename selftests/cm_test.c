@@ -16,12 +16,16 @@
  * and ORD, and exit 0 when everything matched. With COUNT, the server
  * takes COUNT connections one after the other and the client makes as
  * many (a connect/disconnect cycle each); only the first prints events.
+ * CM_TEST_HOLD=SECONDS: the client prints "# holding" once established
+ * and waits that long before it disconnects. CM_TEST_AFONLY=1: the
+ * server's listener takes its own address family alone (AF_ONLY).
  */
 #include <errno.h>
 #include <netdb.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <rdma/rdma_cma.h>
 
 #include "check.h"
@@ -198,6 +202,16 @@ static int server(const char *host, const char *port, int reject,
 		perror("listener set-up");
 		return 1;
 	}
+	if (getenv("CM_TEST_AFONLY")) {
+		int one = 1;
+
+		/* a listener on :: for IPv6 peers alone (rdma_cm's AF_ONLY) */
+		if (rdma_set_option(id, RDMA_OPTION_ID, RDMA_OPTION_ID_AFONLY,
+				    &one, sizeof(one))) {
+			perror("AF_ONLY");
+			return 1;
+		}
+	}
 	if (rdma_bind_addr(id, (struct sockaddr *)&ss) || rdma_listen(id, 64)) {
 		perror("listen");
 		return 1;
@@ -236,6 +250,12 @@ static int client_result(struct rdma_cm_id *id, const char *expect)
 		      "want no connection");
 	}
 	rdma_ack_cm_event(ev);
+	if (established && getenv("CM_TEST_HOLD")) {
+		/* the connection stays up for a look at it (restrack.sh) */
+		printf("# holding\n");
+		fflush(stdout);
+		sleep(atoi(getenv("CM_TEST_HOLD")));
+	}
 	if (established) {
 		CHECK(!rdma_disconnect(id), "disconnect: %s", strerror(errno));
 		expect_event(RDMA_CM_EVENT_DISCONNECTED);

@@ -294,6 +294,36 @@ bad_access() { dp bad_access; }
 bad_read_access() { dp bad_read_access; }
 no_recv() { dp no_recv; }
 
+# A ULP that destroys its QP right after its last Send completed, with no
+# disconnect (perftest's server at its exit): the Send still arrives,
+# though its segment was lost and TCP must send it again after the
+# destroy. A filter drops the server's buffer info (48 octets: an IPv4
+# packet of 124 octets, 20 + 32 of TCP with timestamps + a 72-octet
+# FPDU) until the server has exited; it must have dropped one at least.
+last_send_after_abort() {
+	local tcdev=(tc -n "$ns2" filter) drops rc=0 client
+
+	"${tcdev[@]}" add dev veth_b egress pref 10 protocol ip u32 \
+		match u16 124 0xffff at 2 match ip protocol 6 0xff action drop
+	next_port
+	bg_server "$out/dp_s" "$DP_TEST" server 192.0.2.2 "$port" last_send
+	wait_listen || rc=1
+	timeout 300 ip netns exec "$ns1" "$DP_TEST" client 192.0.2.2 "$port" \
+		last_send >"$out/dp_c" 2>&1 &
+	client=$!
+	server_done "$out/dp_s" || rc=1
+	drops=$(tc -s -n "$ns2" filter show dev veth_b egress pref 10 |
+		sed -n 's/.*(dropped \([0-9]*\),.*/\1/p') || true
+	# the filter goes before anything can fail: later cases need those packets
+	"${tcdev[@]}" del dev veth_b egress pref 10
+	wait "$client" || { cat "$out/dp_c" >&2; return 1; }
+	sed 's/^/# /' "$out/dp_c" >&2
+	echo "# segments of the last Send dropped: ${drops:-none}" >&2
+	((rc == 0 && ${drops:-0} > 0))
+	grep -q "dp_test server last_send: ok" "$out/dp_s"
+	grep -q "dp_test client last_send: ok" "$out/dp_c"
+}
+
 # A connection that failed leaves the others running: rping while a bad
 # operation tears another connection down.
 others_keep_running() {
@@ -359,7 +389,7 @@ tests=(
 	integrity integrity_markers_crc_off integrity_rev1 lossy_link
 	large_fpdu read_ird
 	bad_rkey bad_bounds bad_access bad_read_access no_recv
-	others_keep_running
+	last_send_after_abort others_keep_running
 )
 # Over the NIC pair (nic_pair.sh), the cases that need it.
 [[ $IWTCP_WIRE != nic ]] || tests=(sq_reuse)

@@ -12,8 +12,11 @@
  * bad_read_access (a bad Write or Read: the client's last WR must fail,
  * both sides see DISCONNECTED, the server a QP error event), no_recv (a
  * Send without a receive: the connection ends), read_ird (16 Reads back
- * to back above the ORD). Every wait ends after 30 s. The last line is
- * "dp_test SIDE MODE: ok" (exit 0) or "dp_test SIDE MODE: FAIL why".
+ * to back above the ORD), last_send (the server destroys its QP and id
+ * right after its buffer info completed, without a disconnect: the
+ * client must still receive it, then DISCONNECTED). Every wait ends
+ * after 30 s. The last line is "dp_test SIDE MODE: ok" (exit 0) or
+ * "dp_test SIDE MODE: FAIL why".
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -45,11 +48,11 @@
 #define NREADS 16
 
 enum mode { M_INTEGRITY, M_BAD_RKEY, M_BAD_BOUNDS, M_BAD_ACCESS,
-	    M_BAD_READ_ACCESS, M_NO_RECV, M_READ_IRD, M_COUNT };
+	    M_BAD_READ_ACCESS, M_NO_RECV, M_READ_IRD, M_LAST_SEND, M_COUNT };
 
 static const char * const mode_name[M_COUNT] = {
 	"integrity", "bad_rkey", "bad_bounds", "bad_access",
-	"bad_read_access", "no_recv", "read_ird",
+	"bad_read_access", "no_recv", "read_ird", "last_send",
 };
 
 enum op { OP_HELLO = 1, OP_INFO, OP_CHECK_WRITE, OP_FILL, OP_PREP_SEND, OP_REPLY,
@@ -562,6 +565,9 @@ static int server_run(void)
 		return -1;
 	if (send_msg(&info))
 		return -1;
+	/* last_send: teardown() destroys QP and id, an abortive close */
+	if (t.mode == M_LAST_SEND)
+		return 0;
 	if ((t.mode == M_INTEGRITY || t.mode == M_READ_IRD) && serve_loop())
 		return -1;
 	if (!cm_event(RDMA_CM_EVENT_DISCONNECTED))
@@ -862,6 +868,8 @@ static int client_run(void)
 		return fail("want the buffer info, got op %u", t.peer.op);
 	printf("# server buffer %#llx rkey %#x length %u\n",
 	       (unsigned long long)t.peer.addr, t.peer.rkey, t.peer.size);
+	if (t.mode == M_LAST_SEND)
+		return cm_event(RDMA_CM_EVENT_DISCONNECTED) ? 0 : -1;
 	if (t.mode != M_INTEGRITY && t.mode != M_READ_IRD)
 		return client_bad();
 	if (t.mode == M_INTEGRITY ? integrity() : read_ird())

@@ -29,7 +29,7 @@
 # and dumpcap.log. TAP on stdout, commands and tool output on stderr.
 #
 # Environment: INTEROP_ONLY (an extended regex: only the cases whose
-# name matches), INTEROP_SIW_CRASH=1 (add the case that crashes siw's
+# name matches), INTEROP_REPEAT=N (each case N times), INTEROP_SIW_CRASH=1 (add the case that crashes siw's
 # guest, last).
 
 # shellcheck disable=SC2317 # the cases are called through ktap_run
@@ -473,11 +473,11 @@ case_run() {
 		peer bg_listening srv 150 "$port" "${srv[@]}" >&2
 		echo "# [A] ${cli[*]}" >&2
 		timeout "$cli_s" "${cli[@]}" >"$run/cli.log" 2>&1 || cli_rc=$?
-		sed 's/^/# client: /' "$run/cli.log" >&2
+		no_banner "$run/cli.log" | sed 's/^/# client: /' >&2
 		# Nor after its client failed.
 		((cli_rc == 0)) || wait_srv=5
 		peer wait srv "$wait_srv" >"$run/srv.log" 2>&1 || srv_rc=$?
-		sed 's/^/# server: /' "$run/srv.log" >&2
+		no_banner "$run/srv.log" | sed 's/^/# server: /' >&2
 	else
 		tool_cmds "$tool" "$ADDR_A"
 		echo "# [A] ${srv[*]}" >&2
@@ -486,12 +486,12 @@ case_run() {
 		wait_for 20 listening_here
 		echo "# [B] ${cli[*]}" >&2
 		peer run "$cli_s" "${cli[@]}" >"$run/cli.log" 2>&1 || cli_rc=$?
-		sed 's/^/# client: /' "$run/cli.log" >&2
+		no_banner "$run/cli.log" | sed 's/^/# client: /' >&2
 		((cli_rc == 0)) || wait_srv=5
 		wait_for "$wait_srv" bash -c "! kill -0 $srv_pid" ||
 			kill "$srv_pid" 2>/dev/null || true
 		wait "$srv_pid" || srv_rc=$?
-		sed 's/^/# server: /' "$run/srv.log" >&2
+		no_banner "$run/srv.log" | sed 's/^/# server: /' >&2
 	fi
 	# A server that did not end (see wait above) is still running there.
 	((srv_rc != 124)) || peer kill_all >/dev/null
@@ -530,6 +530,15 @@ add_case() {
 
 	name="$1 $(tool_label "$4"): siw $2, iwtcp $3"
 	[[ -z ${INTEROP_ONLY:-} || $name =~ $INTEROP_ONLY ]] || return 0
+	local r
+
+	# INTEROP_REPEAT: each case that many times (a flaky case, found)
+	if ((${INTEROP_REPEAT:-1} > 1 && ${_repeat:-0} == 0)); then
+		for ((r = 0; r < INTEROP_REPEAT; r++)); do
+			_repeat=1 add_case "$@"
+		done
+		return
+	fi
 	if [[ $phase == count ]]; then
 		planned=$((planned + 1))
 		[[ $4 != nfs ]] || need_nfs=1

@@ -11,7 +11,8 @@ set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 source "$(dirname "$0")/lib.sh"
 
-KO=$(dirname "$0")/kverbs/iwtcp_kverbs.ko
+# IWTCP_KVERBS_DIR: a build for another kernel (make check-debug).
+KO=${IWTCP_KVERBS_DIR:-$(dirname "$0")/kverbs}/iwtcp_kverbs.ko
 
 require_cmd insmod rmmod dmesg rdma
 [[ -f $KO ]] || ktap_skip_all "$KO not built (make selftests)"

@@ -127,7 +127,33 @@ netdev_delete_removes_device() {
 	wait_for 10 no_link iwtcp_x
 }
 
-ktap_plan 9
+# iwtcp@.service's own ExecStart and ExecStop (the guest has no systemd),
+# the instance a netdev with a "-" in its name, escaped as systemd-escape
+# does: %I is the name, and the link iwtcp_<name> comes and goes.
+unit_commands() {
+	local unit dev=veth-u start stop
+
+	unit=$(dirname "$0")/../tools/systemd/iwtcp@.service
+	start=$(sed -n 's/^ExecStart=//p' "$unit")
+	# "-": systemd ignores the command's failure
+	stop=$(sed -n 's/^ExecStop=-\{0,1\}//p' "$unit")
+	[[ -n $start && -n $stop ]]
+	grep -qx 'BindsTo=sys-subsystem-net-devices-%i.device' "$unit"
+	[[ $(systemd-escape "$dev") == 'veth\x2du' ]]
+	ip1 link add "$dev" type veth peer name veth_v
+	ip1 link set "$dev" up
+	ip1 link set veth_v up
+	# shellcheck disable=SC2086 # the unit's command line, split as systemd does
+	n1 ${start//%I/$dev}
+	link_exists "iwtcp_$dev"
+	wait_for 5 state_is "iwtcp_$dev" PORT_ACTIVE
+	# shellcheck disable=SC2086
+	n1 ${stop//%I/$dev}
+	no_link "iwtcp_$dev"
+	ip1 link del "$dev"
+}
+
+ktap_plan 10
 setup_two_hosts
 ktap_run "rdma link add autoloads iwtcp" autoload
 ktap_run "ibv_devices/ibv_devinfo show iWARP RNIC devices" listed_as_iwarp
@@ -138,4 +164,5 @@ ktap_run "second link on one netdev: EEXIST" second_link_same_netdev
 ktap_run "netdev without TCP: EPROTONOSUPPORT" netdev_without_tcp
 ktap_run "50 link delete/add cycles" add_delete_loop
 ktap_run "netdev delete removes its device" netdev_delete_removes_device
+ktap_run "iwtcp@.service's commands add and delete the link" unit_commands
 ktap_finish

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * victim: an rdma_cm server for the raw-peer attacks of wire.sh
- * (selftests/mpa_evil.py plays the peer).
+ * victim: the rdma_cm end of the raw-peer attacks of wire.sh
+ * (selftests/mpa_evil.py plays the peer) and fuzz.sh (wire_fuzz.c).
  *
- *   victim ADDR PORT SECONDS
+ *   victim ADDR PORT SECONDS [connect]
  *
- * Accepts one connection (IRD and ORD 4). Creates PD, CQ and QP, and only
+ * Accepts one connection on ADDR PORT, or with "connect" makes one to
+ * it (IRD and ORD 4; an initiator's failed connect ends it like a
+ * DISCONNECTED). Creates PD, CQ and QP, and only
  * then, as rping does, the MRs: a 4 MiB data buffer filled with 0xa5 with
  * remote read and write, 16 receive buffers of 4 KiB and the INFO buffer.
  * After the first receive completes it sends INFO (magic 0x1badc0de, pad,
@@ -30,20 +32,13 @@
 #include <linux/types.h>
 #include <rdma/rdma_cma.h>
 
+#include "victim.h"
+
 #define BIG_LEN (4u << 20)
 #define NRECV 16
 #define RECV_LEN 4096
-#define INFO_MAGIC 0x1badc0de
 #define WR_INFO 1000
 #define DEPTH 4
-
-struct info {
-	__u32 magic;
-	__u32 pad;
-	__u64 addr;
-	__u32 rkey;
-	__u32 len;
-};
 
 static struct {
 	struct rdma_event_channel *ech;
@@ -120,8 +115,27 @@ static void send_info(void)
 	       (unsigned long long)v.info.addr, v.info.rkey, v.info.len);
 }
 
-/* Listen, take one connection request, build the QP and MRs, accept. */
-static void accept_one(const char *addr, const char *port)
+/* The next CM event, which must be @want; dies otherwise. */
+static struct rdma_cm_id *expect_event(enum rdma_cm_event_type want)
+{
+	struct rdma_cm_event *ev;
+	struct rdma_cm_id *id;
+
+	if (rdma_get_cm_event(v.ech, &ev))
+		die("get_cm_event");
+	printf("# cm event %s status %d\n", rdma_event_str(ev->event),
+	       ev->status);
+	if (ev->event != want) {
+		errno = ev->status < 0 ? -ev->status : ev->status;
+		die(rdma_event_str(want));
+	}
+	id = ev->id;
+	rdma_ack_cm_event(ev);
+	return id;
+}
+
+/* PD, CQ, QP, then the MRs, as rping does; the receives posted. */
+static void setup(void)
 {
 	struct ibv_qp_init_attr qa = {
 		.qp_type = IBV_QPT_RC,
@@ -129,32 +143,9 @@ static void accept_one(const char *addr, const char *port)
 			 .max_send_sge = 4, .max_recv_sge = 4,
 			 .max_inline_data = 64 },
 	};
-	struct rdma_conn_param cp = {
-		.responder_resources = DEPTH,
-		.initiator_depth = DEPTH,
-	};
 	int rw = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
 		 IBV_ACCESS_REMOTE_READ;
-	struct rdma_cm_event *ev;
-	struct addrinfo *ai;
 	int i;
-
-	if (getaddrinfo(addr, port, NULL, &ai))
-		die("getaddrinfo");
-	v.ech = rdma_create_event_channel();
-	if (!v.ech || rdma_create_id(v.ech, &v.listen, NULL, RDMA_PS_TCP) ||
-	    rdma_bind_addr(v.listen, ai->ai_addr) || rdma_listen(v.listen, 4))
-		die("listen");
-	freeaddrinfo(ai);
-	printf("# listening pid %d\n", (int)getpid());
-	if (rdma_get_cm_event(v.ech, &ev))
-		die("get_cm_event");
-	printf("# cm event %s status %d\n", rdma_event_str(ev->event),
-	       ev->status);
-	if (ev->event != RDMA_CM_EVENT_CONNECT_REQUEST)
-		die("no connect request");
-	v.id = ev->id;
-	rdma_ack_cm_event(ev);
 
 	v.pd = ibv_alloc_pd(v.id->verbs);
 	v.cch = v.pd ? ibv_create_comp_channel(v.id->verbs) : NULL;
@@ -179,8 +170,66 @@ static void accept_one(const char *addr, const char *port)
 		die("reg_mr");
 	for (i = 0; i < NRECV; i++)
 		post_recv(i);
-	if (rdma_accept(v.id, &cp))
+}
+
+static struct rdma_conn_param conn_param = {
+	.responder_resources = DEPTH,
+	.initiator_depth = DEPTH,
+};
+
+/* The address to listen on or connect to; the event channel made. */
+static struct addrinfo *channel(const char *addr, const char *port)
+{
+	struct addrinfo *ai;
+
+	if (getaddrinfo(addr, port, NULL, &ai))
+		die("getaddrinfo");
+	v.ech = rdma_create_event_channel();
+	if (!v.ech)
+		die("rdma_create_event_channel");
+	return ai;
+}
+
+/* Listen, take one connection request, build the QP and MRs, accept. */
+static void accept_one(const char *addr, const char *port)
+{
+	struct addrinfo *ai = channel(addr, port);
+
+	if (rdma_create_id(v.ech, &v.listen, NULL, RDMA_PS_TCP) ||
+	    rdma_bind_addr(v.listen, ai->ai_addr) || rdma_listen(v.listen, 4))
+		die("listen");
+	freeaddrinfo(ai);
+	printf("# listening pid %d\n", (int)getpid());
+	v.id = expect_event(RDMA_CM_EVENT_CONNECT_REQUEST);
+	/* One connection only: a later one must not land on a dying victim. */
+	rdma_destroy_id(v.listen);
+	v.listen = NULL;
+	setup();
+	if (rdma_accept(v.id, &conn_param))
 		die("accept");
+}
+
+/* Resolve, build the QP and MRs, connect; ESTABLISHED comes later. */
+static void connect_one(const char *addr, const char *port)
+{
+	struct addrinfo *ai = channel(addr, port);
+
+	if (rdma_create_id(v.ech, &v.id, NULL, RDMA_PS_TCP) ||
+	    rdma_resolve_addr(v.id, NULL, ai->ai_addr, 2000))
+		die("resolve_addr");
+	freeaddrinfo(ai);
+	expect_event(RDMA_CM_EVENT_ADDR_RESOLVED);
+	if (rdma_resolve_route(v.id, 2000))
+		die("resolve_route");
+	expect_event(RDMA_CM_EVENT_ROUTE_RESOLVED);
+	setup();
+	if (rdma_connect(v.id, &conn_param))
+		die("connect");
+}
+
+/* Arm the CQ and make every event source non-blocking. */
+static void arm(void)
+{
 	if (ibv_req_notify_cq(v.cq, 0))
 		die("req_notify_cq");
 	nonblock(v.ech->fd);
@@ -188,7 +237,7 @@ static void accept_one(const char *addr, const char *port)
 	nonblock(v.id->verbs->async_fd);
 }
 
-/* Print pending CM events; true once DISCONNECTED came. */
+/* Print pending CM events; true once the connection ended or failed. */
 static int cm_events(void)
 {
 	struct rdma_cm_event *ev;
@@ -197,7 +246,7 @@ static int cm_events(void)
 	while (!rdma_get_cm_event(v.ech, &ev)) {
 		printf("# cm event %s status %d\n",
 		       rdma_event_str(ev->event), ev->status);
-		if (ev->event == RDMA_CM_EVENT_DISCONNECTED)
+		if (ev->event != RDMA_CM_EVENT_ESTABLISHED)
 			done = 1;
 		rdma_ack_cm_event(ev);
 	}
@@ -263,7 +312,6 @@ static void cleanup(void)
 	ibv_destroy_comp_channel(v.cch);
 	ibv_dealloc_pd(v.pd);
 	rdma_destroy_id(v.id);
-	rdma_destroy_id(v.listen);
 	rdma_destroy_event_channel(v.ech);
 	free(v.big);
 	free(v.recv_buf);
@@ -275,12 +323,16 @@ int main(int argc, char **argv)
 	double end, dereg_at = 0;
 	int sent = 0, done = 0;
 
-	if (argc != 4) {
-		fprintf(stderr, "usage: victim ADDR PORT SECONDS\n");
+	if (argc != 4 && (argc != 5 || strcmp(argv[4], "connect"))) {
+		fprintf(stderr, "usage: victim ADDR PORT SECONDS [connect]\n");
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	accept_one(argv[1], argv[2]);
+	if (argc == 5)
+		connect_one(argv[1], argv[2]);
+	else
+		accept_one(argv[1], argv[2]);
+	arm();
 	end = now() + atof(argv[3]);
 	while (!done && now() < end) {
 		struct pollfd p[3] = {

@@ -17,8 +17,8 @@ set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 source "$(dirname "$0")/lib.sh"
 
-VICTIM=${VICTIM:-$(dirname "$0")/../.cache/bin/victim}
-PEER=$(dirname "$0")/mpa_evil.py
+# shellcheck source-path=SCRIPTDIR source=wire_lib.sh
+source "$(dirname "$0")/wire_lib.sh"
 
 require_cmd ip rdma ss python3 timeout
 [[ -x $VICTIM ]] || ktap_skip_all "$VICTIM not built (make -C selftests)"
@@ -26,71 +26,9 @@ modinfo iwtcp >/dev/null 2>&1 || ktap_skip_all "module iwtcp not installed"
 
 out=$(mktemp -d)
 ports_from 7700
-dev=/sys/class/infiniband/iwtcp_b
 
 test_cleanup() {
 	rm -rf "$out"
-}
-
-# The victim's MPA settings for the peer's options: crc, markers, p2p
-# (RFC 6581 peer-to-peer; else Rev 1 alone, the order each way being one
-# that the settings' checks allow).
-victim_settings() {
-	local crc=off markers=off
-
-	[[ " $* " == *" crc "* ]] && crc=required
-	[[ " $* " == *" markers "* ]] && markers=required
-	echo "$crc" >"$dev/mpa_crc"
-	echo "$markers" >"$dev/mpa_markers"
-	if [[ " $* " == *" p2p "* ]]; then
-		echo 2 >"$dev/mpa_revision"
-		echo 1 >"$dev/mpa_enhanced"
-		echo 1 >"$dev/mpa_p2p"
-	else
-		echo 0 >"$dev/mpa_p2p"
-		echo 0 >"$dev/mpa_enhanced"
-		echo 1 >"$dev/mpa_revision"
-	fi
-}
-
-show() {
-	sed "s/^/# $2: /" "$1" >&2
-}
-
-# attack CASE [OPTION...]: a victim (environment from the array venv), the
-# peer with CASE and its options; both must exit 0. The outputs are in
-# $out/CASE.peer and $out/CASE.victim.
-venv=()
-attack() {
-	local case=$1 vpid rc=0
-
-	shift
-	victim_settings "$@"
-	next_port
-	timeout 60 ip netns exec "$ns2" env "${venv[@]}" "$VICTIM" \
-		192.0.2.2 "$port" 20 >"$out/$case.victim" 2>&1 &
-	vpid=$!
-	wait_listen
-	timeout 60 ip netns exec "$ns1" python3 "$PEER" 192.0.2.2 "$port" \
-		"$case" "$@" >"$out/$case.peer" 2>&1 || rc=$?
-	wait "$vpid" || rc=$?
-	show "$out/$case.peer" peer
-	grep -v 'Flushed' "$out/$case.victim" | sed 's/^/# victim: /' >&2
-	return "$rc"
-}
-
-# has FILE REGEX: FILE has a line matching REGEX (extended).
-has() {
-	grep -Eq -- "$2" "$1" && return 0
-	echo "# expected in ${1##*/}: $2" >&2
-	return 1
-}
-
-# hasnt FILE REGEX: no line of FILE matches REGEX.
-hasnt() {
-	grep -Eq -- "$2" "$1" || return 0
-	echo "# unexpected in ${1##*/}: $(grep -E -- "$2" "$1" | head -n 1)" >&2
-	return 1
 }
 
 # peer_term CASE LAYER ETYPE ECODE [RESULT]: the peer got exactly this

@@ -34,6 +34,7 @@
 #include <linux/inet.h>
 #include <linux/module.h>
 #include <linux/net.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
 #include <net/sock.h>
@@ -42,6 +43,7 @@
 
 #include "iwtcp.h"
 #include "cm.h"
+#include "trace.h"
 #include "fpdu.h"
 #include "mpa.h"
 #include "qp.h"
@@ -119,7 +121,8 @@ struct cm_owner {
  * @work: socket events and ULP close requests
  * @timer: MPA start-up timer
  * @ulp_close: the QP left RTS (disconnect)
- * @ulp_abort: it went to ERROR: the socket closes with a reset
+ * @ulp_abort: it went to ERROR: the socket closes with a reset, in order
+ *	if octets wait for their acknowledgment then (cep_sock_all_acked())
  * @dp: the QP's data path owns the socket's data callbacks (set and
  *	cleared under sk_callback_lock)
  * @tx_st: transmit stream of full operation (RTR, TERM sent here)
@@ -132,6 +135,7 @@ struct cm_owner {
  * @rx_len: see @rx
  * @pd_len: initiator: octets of the ULP's private data, kept at the start
  *	of @rx until a Reply octet arrives (for the unenhanced retry)
+ * @rtr: the RTR that went on the wire (sent or received), 0 if none
  * @cred: initiator: the ULP's credentials, for the unenhanced retry's
  *	socket; held until the endpoint is freed
  * @saved_data_ready: the socket's callback before ours
@@ -167,6 +171,7 @@ struct iwtcp_cep {
 	u8 rx[CM_FRAME_MAX];
 	u32 rx_len;
 	u8 pd_len;
+	u8 rtr;
 	const struct cred *cred;
 	void (*saved_data_ready)(struct sock *sk);
 	void (*saved_state_change)(struct sock *sk);
@@ -202,11 +207,19 @@ static void cep_put(struct iwtcp_cep *cep)
 	kref_put(&cep->ref, cep_release);
 }
 
+/* The QP bound to @cep's stream, 0 before one is (for tracepoints). */
+static u32 cep_qpn(const struct iwtcp_cep *cep)
+{
+	return cep->qp ? cep->qp->base_qp.qp_num : 0;
+}
+
 static void cep_set_state(struct iwtcp_cep *cep, enum cep_state state)
 {
 	lockdep_assert_held(&cep->lock);
 	ibdev_dbg(&cep->dev->base_dev, "CEP %u %s -> %s\n", cep->id,
 		  cep_state_name[cep->state], cep_state_name[state]);
+	trace_iwtcp_cep_state(&cep->dev->base_dev, cep->id,
+			      cep_state_name[cep->state], cep_state_name[state]);
 	cep->state = state;
 }
 
@@ -262,6 +275,7 @@ static void cm_sk_data_ready(struct sock *sk)
 {
 	struct iwtcp_cep *cep;
 
+	lockdep_assert(lockdep_sock_is_held(sk));
 	read_lock_bh(&sk->sk_callback_lock);
 	cep = sk->sk_user_data;
 	if (cep && cep->dp)
@@ -389,6 +403,44 @@ static void cep_release_qp(struct iwtcp_cep *cep)
 }
 
 /*
+ * Has the peer acknowledged every octet written to the socket? A Send or
+ * Write completes once its last octet is in the socket (DOC: Transmit in
+ * qp_tx.c), so a reset while octets wait for their acknowledgment would
+ * discard data the ULP saw complete: a peer waiting for the last Send of
+ * a ULP that destroyed its QP at once (a lost segment, the reset instead
+ * of its retransmission) would see a flush instead of that Send. Those
+ * octets go out first: the abort closes in order. Every successful
+ * completion came before the flush that preceded this close
+ * (qp_set_state()). Read without the socket lock, as SIOCOUTQ does;
+ * snd_una first: write_seq, read after it, is never behind it.
+ */
+static bool cep_sock_all_acked(struct iwtcp_cep *cep)
+{
+	const struct tcp_sock *tp = tcp_sk(cep->sock->sk);
+	u32 una = READ_ONCE(tp->snd_una);
+
+	return READ_ONCE(tp->write_seq) == una;
+}
+
+/*
+ * Discard what the socket received and nobody read (a partial FPDU,
+ * segments after the callbacks moved): TCP resets a connection closed
+ * with unread data, which would discard what we still send. At most
+ * 1 MiB: a peer that keeps sending gets its reset.
+ */
+static void cep_sock_discard_rx(struct socket *sock)
+{
+	struct msghdr msg = {};
+	struct kvec iov = {};
+	int i;
+
+	for (i = 0; i < 16; i++)
+		if (kernel_recvmsg(sock, &msg, &iov, 0, SZ_64K,
+				   MSG_DONTWAIT | MSG_TRUNC) <= 0)
+			break;
+}
+
+/*
  * The one way out: release the socket, stop the timer, leave the QP and
  * the cm_id (if not left before: see initiator_await_term()), drop the
  * creation reference. @event, unless 0, is the last event the ULP sees
@@ -404,13 +456,16 @@ static void cep_close(struct iwtcp_cep *cep, enum iw_cm_event_type event,
 	if (cep->sock) {
 		cep_detach_sock(cep);
 		/*
-		 * An abort resets the connection (linger 0); the QP's
+		 * An abort resets the connection (linger 0) if TCP holds
+		 * nothing unacknowledged now, else closes in order; the QP's
 		 * transmitter may still hold the sock, and finds it closed.
 		 */
-		if (READ_ONCE(cep->ulp_abort))
+		if (READ_ONCE(cep->ulp_abort) && cep_sock_all_acked(cep)) {
 			sock_no_linger(cep->sock->sk);
-		else
+		} else {
+			cep_sock_discard_rx(cep->sock);
 			kernel_sock_shutdown(cep->sock, SHUT_RDWR);
+		}
 		sock_release(cep->sock);
 		cep->sock = NULL;
 	}
@@ -460,6 +515,7 @@ static void cep_established(struct iwtcp_cep *cep, enum iw_cm_event_type ev,
 
 	cep_timer_stop(cep);
 	cep_set_state(cep, CEP_ESTABLISHED);
+	iwtcp_stat_add(cep->dev, IWTCP_STAT_CM_ESTABLISHED, 1);
 	rv = cep_event(cep, ev, 0, pd, pd_len);
 	if (rv && ev == IW_CM_EVENT_CONNECT_REPLY) {
 		/*
@@ -585,8 +641,18 @@ static void cep_send_term(struct iwtcp_cep *cep, u8 ecode)
 	/* The first message on the Terminate queue: MSN 1 (RFC 5041 5.1) */
 	len = iwtcp_rdmap_build_term(&term, IWTCP_DDP_MSN_INIT, ulpdu,
 				     sizeof(ulpdu));
-	if (len > 0 && cep->sock && !cep_send_fpdu(cep, ulpdu, len))
-		iwtcp_stat_add(cep->dev, IWTCP_STAT_TX_TERMS, 1);
+	if (len > 0 && cep->sock && !cep_send_fpdu(cep, ulpdu, len)) {
+		iwtcp_stat_term(cep->dev, true, &term);
+		trace_iwtcp_term_tx(&cep->dev->base_dev, cep_qpn(cep), cep->id,
+				    &term);
+	}
+	/* RFC 6581 8: why the start-up failed, counted by cause */
+	if (ecode == IWTCP_TERM_MPA_INSUFF_IRD)
+		iwtcp_stat_add(cep->dev, IWTCP_STAT_MPA_INSUFF_IRD, 1);
+	else if (ecode == IWTCP_TERM_MPA_NO_RTR)
+		iwtcp_stat_add(cep->dev, IWTCP_STAT_MPA_NO_RTR, 1);
+	else if (ecode == IWTCP_TERM_MPA_CATASTROPHIC)
+		iwtcp_stat_add(cep->dev, IWTCP_STAT_MPA_CATASTROPHIC, 1);
 	ibdev_dbg(&cep->dev->base_dev, "CEP %u: TERM LLP/MPA/%#x\n", cep->id,
 		  ecode);
 }
@@ -752,7 +818,7 @@ static int cm_sock_create(struct iwtcp_device *dev, struct iw_cm_id *cm_id,
 
 	if (family != AF_INET && family != AF_INET6)
 		return -EAFNOSUPPORT;
-	netdev = ib_device_get_netdev(&dev->base_dev, IWTCP_PORT);
+	netdev = iwtcp_compat_get_netdev(&dev->base_dev, IWTCP_PORT);
 	if (!netdev)
 		return -ENODEV;
 	net = dev_net(netdev);
@@ -785,7 +851,7 @@ static int cm_bind(struct iwtcp_device *dev, struct socket *sock,
 	struct net_device *netdev;
 
 	if (cm_addr_any(addr)) {
-		netdev = ib_device_get_netdev(&dev->base_dev, IWTCP_PORT);
+		netdev = iwtcp_compat_get_netdev(&dev->base_dev, IWTCP_PORT);
 		if (!netdev)
 			return -ENODEV;
 		sock->sk->sk_bound_dev_if = netdev->ifindex;
@@ -822,7 +888,7 @@ static void cm_sock_set_mss(struct iwtcp_device *dev, struct socket *sock,
 	if (raddr->ss_family == AF_INET6 &&
 	    !ipv6_addr_v4mapped(&sin6->sin6_addr))
 		hdrs = sizeof(struct tcphdr) + sizeof(struct ipv6hdr);
-	netdev = ib_device_get_netdev(&dev->base_dev, IWTCP_PORT);
+	netdev = iwtcp_compat_get_netdev(&dev->base_dev, IWTCP_PORT);
 	if (!netdev)
 		return;
 	mtu = READ_ONCE(netdev->mtu);
@@ -848,7 +914,7 @@ static int cm_bind_connect(struct iwtcp_device *dev, struct socket *sock,
 	int rv;
 
 	if (!*cm_port(laddr))
-		inet_set_bit(BIND_ADDRESS_NO_PORT, sock->sk);
+		iwtcp_compat_bind_address_no_port(sock->sk);
 	cm_sock_set_mss(dev, sock, raddr);
 	rv = cm_bind(dev, sock, laddr);
 
@@ -1009,7 +1075,11 @@ static void listener_accept_one(struct iwtcp_cep *listener,
 		return;
 	}
 	tcp_sock_set_nodelay(sock->sk);
-	mutex_lock(&child->lock);
+	/*
+	 * Under the listener's lock, against the order below: the child is
+	 * reachable by nobody yet, so this cannot invert; lockdep is told.
+	 */
+	mutex_lock_nested(&child->lock, SINGLE_DEPTH_NESTING);
 	cep_get(listener);
 	child->listener = listener;
 	cep_attach_sock(child, sock, listener);
@@ -1030,6 +1100,25 @@ static void listener_work(struct iwtcp_cep *cep)
 /* ------------------------------------------------------------------ */
 /* Responder                                                           */
 
+/*
+ * An IPv4 peer of a dual-stack listener on :: (not AF_ONLY, RFC 4291
+ * 2.5.5.2) arrives as ::ffff:a.b.c.d; rdma_cm looks the new connection's
+ * device up by address, and finds an IPv4 one only by its IPv4 address,
+ * as the peer sees it: the request is reported in AF_INET.
+ */
+static void cm_addr_unmap_v4(struct sockaddr_storage *ss)
+{
+	struct sockaddr_in6 sin6 = *(struct sockaddr_in6 *)ss;
+	struct sockaddr_in *sin = (struct sockaddr_in *)ss;
+
+	if (ss->ss_family != AF_INET6 || !ipv6_addr_v4mapped(&sin6.sin6_addr))
+		return;
+	memset(ss, 0, sizeof(*ss));
+	sin->sin_family = AF_INET;
+	sin->sin_port = sin6.sin6_port;
+	sin->sin_addr.s_addr = sin6.sin6_addr.s6_addr32[3];
+}
+
 static void responder_got_request(struct iwtcp_cep *cep)
 {
 	struct iwtcp_cep *listener = cep->listener;
@@ -1043,6 +1132,7 @@ static void responder_got_request(struct iwtcp_cep *cep)
 
 	rv = iwtcp_mpa_parse(cep->rx, cep->rx_len, IWTCP_MPA_REQUEST, req);
 	if (rv < 0) {
+		iwtcp_stat_add(cep->dev, IWTCP_STAT_MPA_BAD_FRAMES, 1);
 		ibdev_dbg(&cep->dev->base_dev, "CEP %u: bad Request %d\n", cep->id,
 			  rv);
 		cep_close(cep, 0, 0);
@@ -1055,7 +1145,8 @@ static void responder_got_request(struct iwtcp_cep *cep)
 				       req->pd_len);
 		rep.rev = req->rev;
 		rep.reject = true;
-		cep_send_frame(cep, IWTCP_MPA_REPLY, &rep);
+		if (!cep_send_frame(cep, IWTCP_MPA_REPLY, &rep))
+			iwtcp_stat_add(cep->dev, IWTCP_STAT_CM_REJECTS_SENT, 1);
 		cep_close(cep, 0, 0);
 		return;
 	}
@@ -1068,7 +1159,10 @@ static void responder_got_request(struct iwtcp_cep *cep)
 			  U8_MAX);
 	kernel_getsockname(cep->sock, (struct sockaddr *)&event.local_addr);
 	kernel_getpeername(cep->sock, (struct sockaddr *)&event.remote_addr);
-	mutex_lock(&listener->lock);
+	cm_addr_unmap_v4(&event.local_addr);
+	cm_addr_unmap_v4(&event.remote_addr);
+	/* A child's lock before its listener's: one class, so annotated. */
+	mutex_lock_nested(&listener->lock, SINGLE_DEPTH_NESTING);
 	if (listener->state != CEP_LISTENING) {
 		mutex_unlock(&listener->lock);
 		cep_close(cep, 0, 0);
@@ -1084,6 +1178,8 @@ static void responder_got_request(struct iwtcp_cep *cep)
 	if (listener->cm_id->event_handler(listener->cm_id, &event)) {
 		cep_put(cep);	/* the event and its reference are lost */
 		cep_close(cep, 0, 0);
+	} else {
+		iwtcp_stat_add(cep->dev, IWTCP_STAT_CM_REQUESTS, 1);
 	}
 	mutex_unlock(&listener->lock);
 }
@@ -1136,6 +1232,11 @@ static u8 cep_fpdu_term(int parse_rv)
 static int cep_parse_fpdu(struct iwtcp_cep *cep, void *ulpdu, u32 size,
 			  u32 *ulpdu_len)
 {
+	struct iwtcp_term_cause cause = {
+		.layer = IWTCP_TERM_LAYER_LLP,
+		.etype = IWTCP_TERM_MPA,
+	};
+	u32 hdr = cep->rx_st.markers ? IWTCP_MPA_MARKER_SIZE : 0;
 	int rv = iwtcp_fpdu_parse(&cep->rx_st, cep->rx, cep->rx_len, ulpdu,
 				  size, ulpdu_len);
 
@@ -1143,7 +1244,13 @@ static int cep_parse_fpdu(struct iwtcp_cep *cep, void *ulpdu, u32 size,
 		iwtcp_stat_add(cep->dev, IWTCP_STAT_RX_FPDUS, 1);
 		iwtcp_stat_add(cep->dev, IWTCP_STAT_RX_OCTETS, rv);
 	} else if (rv < 0) {
-		iwtcp_stat_mpa_error(cep->dev, cep_fpdu_term(rv));
+		cause.ecode = cep_fpdu_term(rv);
+		iwtcp_stat_mpa_error(cep->dev, cause.ecode);
+		/* its length field follows the stream's first marker */
+		trace_iwtcp_fpdu_rx_error(&cep->dev->base_dev, cep_qpn(cep), 0,
+					  cep->rx_len >= hdr + 2 ?
+					  cep->rx[hdr] << 8 | cep->rx[hdr + 1] :
+					  0, &cause);
 	}
 	return rv;
 }
@@ -1155,7 +1262,8 @@ static bool cep_log_term(struct iwtcp_cep *cep, const void *ulpdu, u32 len)
 
 	if (iwtcp_rdmap_parse_term(ulpdu, len, &term))
 		return false;
-	iwtcp_stat_add(cep->dev, IWTCP_STAT_RX_TERMS, 1);
+	iwtcp_stat_term(cep->dev, false, &term);
+	trace_iwtcp_term_rx(&cep->dev->base_dev, cep_qpn(cep), cep->id, &term);
 	ibdev_info_ratelimited(&cep->dev->base_dev,
 			       "peer ended the MPA start-up with TERM layer %u type %u code %#x\n",
 			       term.cause.layer, term.cause.etype,
@@ -1210,6 +1318,8 @@ static void responder_got_rtr(struct iwtcp_cep *cep)
 		cep_close_accepted(cep, -ECONNRESET);
 		return;
 	}
+	trace_iwtcp_rtr(&cep->dev->base_dev, cep->id, false, rtr);
+	cep->rtr = rtr;
 	rv = rtr == IWTCP_MPA_RTR_READ ?
 	     responder_answer_read_rtr(cep, ulpdu, ulpdu_len) : 0;
 	if (!rv)
@@ -1265,13 +1375,18 @@ static void initiator_send_request(struct iwtcp_cep *cep, const void *pd,
 static int initiator_send_rtr(struct iwtcp_cep *cep)
 {
 	u8 ulpdu[CM_RTR_WIRE_MAX];
-	int len;
+	int len, rv;
 
 	len = iwtcp_rdmap_build_rtr(cep->result.rtr, IWTCP_DDP_MSN_INIT, ulpdu,
 				    sizeof(ulpdu));
 	if (len < 0)
 		return len;
-	return cep_send_fpdu(cep, ulpdu, len);
+	rv = cep_send_fpdu(cep, ulpdu, len);
+	if (rv)
+		return rv;
+	cep->rtr = iwtcp_rdmap_rtr_type(ulpdu, len);
+	trace_iwtcp_rtr(&cep->dev->base_dev, cep->id, true, cep->rtr);
+	return 0;
 }
 
 /*
@@ -1352,10 +1467,16 @@ static void initiator_got_reply(struct iwtcp_cep *cep)
 	int rv;
 
 	rv = iwtcp_mpa_parse(cep->rx, cep->rx_len, IWTCP_MPA_REPLY, &rep);
-	if (rv >= 0)
+	if (rv >= 0) {
 		rv = iwtcp_mpa_negotiate_reply(&cep->settings, &rep,
 					       &cep->result);
+		trace_iwtcp_mpa_result(&cep->dev->base_dev, cep->id,
+				       cep_qpn(cep), true, rv, &cep->result);
+	} else {
+		iwtcp_stat_add(cep->dev, IWTCP_STAT_MPA_BAD_FRAMES, 1);
+	}
 	if (rv == -ECONNREFUSED) {
+		iwtcp_stat_add(cep->dev, IWTCP_STAT_CM_REJECTS_RCVD, 1);
 		cep_event(cep, IW_CM_EVENT_CONNECT_REPLY, -ECONNREFUSED,
 			  rep.pd, min_t(u16, rep.pd_len, U8_MAX));
 		initiator_await_term(cep);
@@ -1501,6 +1622,9 @@ static void cep_timeout(struct work_struct *work)
 	/* Re-armed while this expiry waited for the lock: it is stale. */
 	if (delayed_work_pending(&cep->timer))
 		goto out;
+	if (cep->state != CEP_ESTABLISHED && cep->state != CEP_CLOSED &&
+	    cep->state != CEP_LISTENING)
+		iwtcp_stat_add(cep->dev, IWTCP_STAT_CM_TIMEOUTS, 1);
 	switch (cep->state) {
 	case CEP_AWAIT_ACCEPT:
 		ibdev_dbg(&cep->dev->base_dev, "CEP %u: no accept or reject\n",
@@ -1590,6 +1714,7 @@ int iwtcp_connect(struct iw_cm_id *cm_id, struct iw_cm_conn_param *param)
 	qp = cm_get_qp(dev, param->qpn);
 	if (!qp)
 		return -EINVAL;
+	iwtcp_stat_add(dev, IWTCP_STAT_CM_CONNECTS, 1);
 	cep = cep_alloc(dev, CEP_CONNECTING);
 	if (!cep) {
 		iwtcp_qp_rem_ref(&qp->base_qp);
@@ -1640,6 +1765,8 @@ static int cm_accept_locked(struct iwtcp_cep *cep, struct iw_cm_id *cm_id,
 		return rv;
 	neg = iwtcp_mpa_negotiate_request(&cep->settings, &cep->req, &rep,
 					  &cep->result);
+	trace_iwtcp_mpa_result(&cep->dev->base_dev, cep->id, qp->base_qp.qp_num,
+			       false, neg, &cep->result);
 	if (neg == -EPROTO || neg == -EINVAL)
 		return neg;
 	rep.pd = param->private_data;
@@ -1648,6 +1775,9 @@ static int cm_accept_locked(struct iwtcp_cep *cep, struct iw_cm_id *cm_id,
 	rv = iwtcp_qp_bind_cep(qp, cep);
 	if (!rv)
 		rv = cep_send_frame(cep, IWTCP_MPA_REPLY, &rep);
+	if (!rv)
+		iwtcp_stat_add(cep->dev, neg ? IWTCP_STAT_CM_REJECTS_SENT :
+				       IWTCP_STAT_CM_ACCEPTS, 1);
 	if (!rv && neg) {
 		/* RFC 6581 9.1/9.3: the Reject goes out, then the TERM. */
 		cep_send_term(cep, cep->result.term ?:
@@ -1749,7 +1879,8 @@ int iwtcp_reject(struct iw_cm_id *cm_id, const void *pdata, u8 pdata_len)
 		rep.enhanced = cep->req.enhanced;
 		rep.pd = pdata;
 		rep.pd_len = pdata_len;
-		cep_send_frame(cep, IWTCP_MPA_REPLY, &rep);
+		if (!cep_send_frame(cep, IWTCP_MPA_REPLY, &rep))
+			iwtcp_stat_add(cep->dev, IWTCP_STAT_CM_REJECTS_SENT, 1);
 	}
 	cep_close(cep, 0, 0);
 	mutex_unlock(&cep->lock);
@@ -1763,7 +1894,8 @@ int iwtcp_reject(struct iw_cm_id *cm_id, const void *pdata, u8 pdata_len)
  * @cep: the connection's endpoint, from the QP, with a reference the
  *	caller keeps until this returns
  * @abort: the QP went to ERROR: reset the TCP connection instead of
- *	closing it in order (RFC 5040 6.2, LLP abortive termination)
+ *	closing it in order (RFC 5040 6.2, LLP abortive termination), if
+ *	the peer has acknowledged all the QP wrote when the socket closes
  *
  * The ULP disconnected (iw_cm_disconnect() moved the QP), or the stream
  * ended with a TERMINATE or an error. The endpoint closes its socket and
@@ -1788,6 +1920,79 @@ void iwtcp_cm_qp_closing(struct iwtcp_cep *cep, bool abort)
 void iwtcp_cm_put(struct iwtcp_cep *cep)
 {
 	cep_put(cep);
+}
+
+static const char *cm_rtr_name(u8 rtr)
+{
+	switch (rtr) {
+	case IWTCP_MPA_RTR_SEND:
+		return "send";
+	case IWTCP_MPA_RTR_WRITE:
+		return "write";
+	case IWTCP_MPA_RTR_READ:
+		return "read";
+	default:
+		return "none";
+	}
+}
+
+/* "address:port" of @sa into @buf, or "" when @len says there is none */
+static const char *cm_addr(char *buf, size_t size,
+			   const struct sockaddr_storage *sa, int len)
+{
+	if (len <= 0)
+		return "";
+	snprintf(buf, size, "%pISpc", sa);
+	return buf;
+}
+
+/**
+ * iwtcp_cm_fill_res() - the endpoint's part of a QP's restrack entry
+ * @msg: the netlink message of ``rdma resource show qp`` (``-dd``)
+ * @cep: the QP's endpoint, referenced by the caller
+ *
+ * Adds the driver attributes cep_state, local and remote (address:port,
+ * empty once the socket is gone), mpa_rev, enhanced, crc, markers_tx,
+ * markers_rx, p2p (RFC 5044 7.1, RFC 6581 7), rtr (the RTR that went on
+ * the wire: send, write, read or none) and peer_ird, peer_ord.
+ *
+ * Context: process context (nldev's dump); takes @cep->lock.
+ * Return: 0, or -EMSGSIZE when @msg is full.
+ */
+int iwtcp_cm_fill_res(struct sk_buff *msg, struct iwtcp_cep *cep)
+{
+	struct sockaddr_storage local = {}, remote = {};
+	char lbuf[INET6_ADDRSTRLEN + 10], rbuf[INET6_ADDRSTRLEN + 10];
+	struct iwtcp_mpa_result res;
+	int llen = 0, rlen = 0;
+	enum cep_state state;
+	u8 rtr;
+
+	mutex_lock(&cep->lock);
+	state = cep->state;
+	res = cep->result;
+	rtr = cep->rtr;
+	if (cep->sock) {
+		llen = kernel_getsockname(cep->sock, (struct sockaddr *)&local);
+		rlen = kernel_getpeername(cep->sock, (struct sockaddr *)&remote);
+	}
+	mutex_unlock(&cep->lock);
+	if (rdma_nl_put_driver_string(msg, "cep_state", cep_state_name[state]) ||
+	    rdma_nl_put_driver_string(msg, "local",
+				      cm_addr(lbuf, sizeof(lbuf), &local, llen)) ||
+	    rdma_nl_put_driver_string(msg, "remote",
+				      cm_addr(rbuf, sizeof(rbuf), &remote, rlen)) ||
+	    rdma_nl_put_driver_u32(msg, "mpa_rev", res.rev) ||
+	    rdma_nl_put_driver_u32(msg, "enhanced", res.enhanced) ||
+	    rdma_nl_put_driver_u32(msg, "crc", res.crc) ||
+	    rdma_nl_put_driver_u32(msg, "markers_tx", res.markers_tx) ||
+	    rdma_nl_put_driver_u32(msg, "markers_rx", res.markers_rx) ||
+	    rdma_nl_put_driver_u32(msg, "p2p", res.p2p) ||
+	    rdma_nl_put_driver_string(msg, "rtr", cm_rtr_name(rtr)) ||
+	    rdma_nl_put_driver_u32(msg, "peer_ird", res.peer_ird) ||
+	    rdma_nl_put_driver_u32(msg, "peer_ord", res.peer_ord))
+		return -EMSGSIZE;
+	return 0;
 }
 
 /**

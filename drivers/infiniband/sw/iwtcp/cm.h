@@ -13,6 +13,7 @@ int iwtcp_create_listen(struct iw_cm_id *cm_id, int backlog);
 int iwtcp_destroy_listen(struct iw_cm_id *cm_id);
 void iwtcp_cm_qp_closing(struct iwtcp_cep *cep, bool abort);
 void iwtcp_cm_get(struct iwtcp_cep *cep);
+int iwtcp_cm_fill_res(struct sk_buff *msg, struct iwtcp_cep *cep);
 void iwtcp_cm_put(struct iwtcp_cep *cep);
 int iwtcp_cm_init(void);
 void iwtcp_cm_exit(void);

@@ -91,6 +91,13 @@ static void cq_defer_work(struct irq_work *work)
 		cq_call_handler(cq);
 }
 
+/* Call the handler @what from the irq_work. */
+static void cq_queue(struct iwtcp_cq *cq, int what)
+{
+	set_bit(what, &cq->deferred);
+	irq_work_queue(&cq->defer_work);
+}
+
 /*
  * Inside a kernel post_send that transmits inline, handlers run from an
  * irq_work, in hard interrupt context as a NIC's interrupt calls them,
@@ -101,8 +108,7 @@ static bool cq_defer(struct iwtcp_cq *cq, int what)
 {
 	if (!iwtcp_tx_in_post())
 		return false;
-	set_bit(what, &cq->deferred);
-	irq_work_queue(&cq->defer_work);
+	cq_queue(cq, what);
 	return true;
 }
 
@@ -110,17 +116,18 @@ static bool cq_defer(struct iwtcp_cq *cq, int what)
  * iwtcp_create_cq() - ib_device_ops.create_cq
  * @base_cq: CQ allocated by the RDMA core
  * @attr: requested size (1 to %IWTCP_MAX_CQE entries), no flags
- * @attrs: user data (siw_uresp_create_cq out) for user CQs
+ * @attrs: user data (siw_uresp_create_cq out) for user CQs (6.1: the
+ *	udata itself, see compat.h)
  *
  * Context: process context, may sleep.
  * Return: 0, -EOPNOTSUPP for creation flags, -EINVAL for a size out of
  * range or a short response buffer, -ENOSPC at %IWTCP_MAX_CQ, -ENOMEM.
  */
 int iwtcp_create_cq(struct ib_cq *base_cq, const struct ib_cq_init_attr *attr,
-		    struct uverbs_attr_bundle *attrs)
+		    struct iwtcp_compat_cq_attrs *attrs)
 {
 	struct iwtcp_device *dev = to_iwtcp_dev(base_cq->device);
-	struct ib_udata *udata = attrs ? &attrs->driver_udata : NULL;
+	struct ib_udata *udata = iwtcp_compat_cq_udata(attrs);
 	struct iwtcp_cq *cq = to_iwtcp_cq(base_cq);
 	u64 key = 0;
 	int rv;
@@ -237,8 +244,10 @@ static bool cq_armed_for(struct iwtcp_cq *cq, bool solicited)
  *
  * Context: any context; takes @cq->lock with interrupts disabled.
  * Return: 1 if the CQ was armed for this completion and must be notified,
- * 0 if not, -ENOMEM if the CQ is full (the completion is lost; the first
- * loss raises %IB_EVENT_CQ_ERR and a log line, later ones stay quiet).
+ * 0 if not, -ENOMEM if the CQ is full and the completion is lost. The
+ * first loss logs a line and raises %IB_EVENT_CQ_ERR from the CQ's
+ * irq_work (the caller may hold a QP lock that the handler's post would
+ * take); later losses stay quiet.
  */
 int iwtcp_cq_push(struct iwtcp_cq *cq, const struct iwtcp_wc *wc)
 {
@@ -268,8 +277,8 @@ int iwtcp_cq_push(struct iwtcp_cq *cq, const struct iwtcp_wc *wc)
 		ibdev_err_ratelimited(cq->base_cq.device,
 				      "CQ %u overflow, completion lost\n",
 				      cq->id);
-		if (!cq_defer(cq, CQ_DEFER_ERR))
-			cq_call_err_handler(cq);
+		/* callers hold QP locks (sq_lock, rq_lock): always deferred */
+		cq_queue(cq, CQ_DEFER_ERR);
 	}
 	return rv;
 }

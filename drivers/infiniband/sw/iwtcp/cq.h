@@ -25,7 +25,7 @@ struct iwtcp_wc {
 };
 
 int iwtcp_create_cq(struct ib_cq *base_cq, const struct ib_cq_init_attr *attr,
-		    struct uverbs_attr_bundle *attrs);
+		    struct iwtcp_compat_cq_attrs *attrs);
 int iwtcp_pre_destroy_cq(struct ib_cq *base_cq);
 int iwtcp_destroy_cq(struct ib_cq *base_cq, struct ib_udata *udata);
 int iwtcp_poll_cq(struct ib_cq *base_cq, int num_entries, struct ib_wc *wc);

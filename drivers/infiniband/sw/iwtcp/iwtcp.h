@@ -18,6 +18,7 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/siw-abi.h>
 
+#include "compat.h"
 #include "mpa.h"
 #include "rdmap.h"
 
@@ -68,6 +69,19 @@ enum iwtcp_limit {
 /* The one port of an iwtcp device. */
 #define IWTCP_PORT 1
 
+/*
+ * What query_device reports as vendor: no IEEE OUI, so three ASCII
+ * letters as siw does ("bmt"), here "iwt"; one part, and the driver's
+ * version (dkms.conf's PACKAGE_VERSION) as firmware version, which
+ * libibverbs shows as MAJOR.MINOR.0.
+ */
+#define IWTCP_VENDOR_ID 0x697774
+#define IWTCP_VENDOR_PART_ID 1
+#define IWTCP_VERSION_MAJOR 0
+#define IWTCP_VERSION_MINOR 1
+#define IWTCP_VERSION __stringify(IWTCP_VERSION_MAJOR) "." \
+		      __stringify(IWTCP_VERSION_MINOR)
+
 /**
  * enum iwtcp_stat - per-port counters (stats.c)
  * @IWTCP_STAT_TX_FPDUS: FPDUs (DDP segments) written to TCP
@@ -81,6 +95,26 @@ enum iwtcp_limit {
  *	(RFC 5044 4.2)
  * @IWTCP_STAT_TX_TERMS: TERMINATE messages sent (RFC 5040 4.8)
  * @IWTCP_STAT_RX_TERMS: TERMINATE messages received
+ * @IWTCP_STAT_TX_TERMS_RDMAP: of @IWTCP_STAT_TX_TERMS, layer RDMAP
+ * @IWTCP_STAT_TX_TERMS_DDP: layer DDP
+ * @IWTCP_STAT_TX_TERMS_LLP: layer LLP (MPA), start-up TERMs included
+ * @IWTCP_STAT_RX_TERMS_RDMAP: of @IWTCP_STAT_RX_TERMS that parsed, RDMAP
+ * @IWTCP_STAT_RX_TERMS_DDP: layer DDP
+ * @IWTCP_STAT_RX_TERMS_LLP: layer LLP
+ * @IWTCP_STAT_CM_CONNECTS: connects the ULP started (iw_connect)
+ * @IWTCP_STAT_CM_REQUESTS: MPA Requests a listener passed to its ULP
+ * @IWTCP_STAT_CM_ACCEPTS: accepts whose MPA Reply went out
+ * @IWTCP_STAT_CM_ESTABLISHED: connections that reached ESTABLISHED
+ * @IWTCP_STAT_CM_REJECTS_SENT: MPA Replies with R set sent (the ULP's
+ *	reject, or a Request it could not take)
+ * @IWTCP_STAT_CM_REJECTS_RCVD: MPA Replies with R set received
+ * @IWTCP_STAT_CM_TIMEOUTS: start-up steps that ran out of time
+ *	(mpa_timeout, accept_timeout)
+ * @IWTCP_STAT_MPA_BAD_FRAMES: MPA Requests or Replies that did not parse
+ *	(RFC 5044 7.1)
+ * @IWTCP_STAT_MPA_INSUFF_IRD: start-ups ended with TERM 0x06 (RFC 6581 8)
+ * @IWTCP_STAT_MPA_NO_RTR: start-ups ended with TERM 0x07, no matching RTR
+ * @IWTCP_STAT_MPA_CATASTROPHIC: start-ups ended with TERM 0x05
  * @IWTCP_NR_STATS: the number of counters
  */
 enum iwtcp_stat {
@@ -93,6 +127,23 @@ enum iwtcp_stat {
 	IWTCP_STAT_RX_MARKER_ERRORS,
 	IWTCP_STAT_TX_TERMS,
 	IWTCP_STAT_RX_TERMS,
+	IWTCP_STAT_TX_TERMS_RDMAP,
+	IWTCP_STAT_TX_TERMS_DDP,
+	IWTCP_STAT_TX_TERMS_LLP,
+	IWTCP_STAT_RX_TERMS_RDMAP,
+	IWTCP_STAT_RX_TERMS_DDP,
+	IWTCP_STAT_RX_TERMS_LLP,
+	IWTCP_STAT_CM_CONNECTS,
+	IWTCP_STAT_CM_REQUESTS,
+	IWTCP_STAT_CM_ACCEPTS,
+	IWTCP_STAT_CM_ESTABLISHED,
+	IWTCP_STAT_CM_REJECTS_SENT,
+	IWTCP_STAT_CM_REJECTS_RCVD,
+	IWTCP_STAT_CM_TIMEOUTS,
+	IWTCP_STAT_MPA_BAD_FRAMES,
+	IWTCP_STAT_MPA_INSUFF_IRD,
+	IWTCP_STAT_MPA_NO_RTR,
+	IWTCP_STAT_MPA_CATASTROPHIC,
 	IWTCP_NR_STATS
 };
 
@@ -121,10 +172,16 @@ struct iwtcp_stats {
  *	dealloc_driver (stats.c)
  * @registrar: the task in ib_register_device() for this device, else
  *	NULL; rdma_cm extends its wildcard listeners from it (cm.c)
+ * @list: on main.c's iwtcp_devices, which holds a device reference,
+ *	from just before registration until newlink or module exit drops
+ *	it; under iwtcp_devices_lock
+ * @dead: dealloc_driver ran: the next newlink drops the entry; under
+ *	iwtcp_devices_lock
  *
  * The netdev is never cached here: the RDMA core holds it for the port
  * (ib_device_set_netdev()) and code that needs it takes its own reference
- * with ib_device_get_netdev(), so an unregistered netdev is never used.
+ * with ib_device_get_netdev() (iwtcp_compat_get_netdev()), so an
+ * unregistered netdev is never used.
  */
 struct iwtcp_device {
 	struct ib_device base_dev;
@@ -144,6 +201,8 @@ struct iwtcp_device {
 	struct iwtcp_mpa_settings settings;
 	struct iwtcp_stats __percpu *stats;
 	struct task_struct *registrar;
+	struct list_head list;
+	bool dead;
 };
 
 struct iwtcp_ucontext {

@@ -44,10 +44,29 @@ static atomic_t iwtcp_foreign_siw = ATOMIC_INIT(0);
  */
 static DEFINE_MUTEX(iwtcp_newlink_lock);
 
+/*
+ * Every iwtcp device from just before its registration on, for module
+ * exit to unregister iwtcp's own and nobody else's (ib_unregister_driver()
+ * goes by driver id, and the kernel's siw carries the same one). The
+ * list holds a reference to each device's struct device, so an entry
+ * stays valid after the core unregistered and released the device;
+ * dealloc_driver only marks it @dead, and newlink drops the dead ones.
+ * Module exit takes each entry off and calls ib_unregister_device():
+ * every dealloc_driver of a listed device runs under the device's
+ * unregistration lock, which that call waits for, so no iwtcp code runs
+ * for the device afterwards. The unregistration lock comes before
+ * iwtcp_devices_lock, which is never held across a call into the core.
+ */
+static LIST_HEAD(iwtcp_devices);
+static DEFINE_MUTEX(iwtcp_devices_lock);
+
 static void iwtcp_dealloc_driver(struct ib_device *base_dev)
 {
 	struct iwtcp_device *dev = to_iwtcp_dev(base_dev);
 
+	mutex_lock(&iwtcp_devices_lock);
+	dev->dead = true;
+	mutex_unlock(&iwtcp_devices_lock);
 	WARN_ON_ONCE(!xa_empty(&dev->qp_xa) || !xa_empty(&dev->mem_xa));
 	xa_destroy(&dev->qp_xa);
 	xa_destroy(&dev->mem_xa);
@@ -77,6 +96,9 @@ static const struct ib_device_ops iwtcp_device_ops = {
 	.destroy_qp = iwtcp_destroy_qp,
 	.destroy_srq = iwtcp_destroy_srq,
 	.disassociate_ucontext = iwtcp_disassociate_ucontext,
+	.fill_res_mr_entry = iwtcp_fill_res_mr_entry,
+	.fill_res_qp_entry = iwtcp_fill_res_qp_entry,
+	.get_dev_fw_str = iwtcp_get_dev_fw_str,
 	.get_dma_mr = iwtcp_get_dma_mr,
 	.get_hw_stats = iwtcp_get_hw_stats,
 	.get_port_immutable = iwtcp_get_port_immutable,
@@ -200,6 +222,35 @@ static struct iwtcp_device *iwtcp_device_alloc(struct net_device *netdev)
 	return dev;
 }
 
+/* Take @dev off iwtcp_devices and drop the list's reference. */
+static void iwtcp_devices_del(struct iwtcp_device *dev)
+{
+	mutex_lock(&iwtcp_devices_lock);
+	list_del(&dev->list);
+	mutex_unlock(&iwtcp_devices_lock);
+	put_device(&dev->base_dev.dev);
+}
+
+/*
+ * List @dev, and drop the devices that dealloc_driver marked dead since
+ * (their references are put outside the lock: the last one frees).
+ */
+static void iwtcp_devices_add(struct iwtcp_device *dev)
+{
+	struct iwtcp_device *pos, *tmp;
+	LIST_HEAD(dead);
+
+	get_device(&dev->base_dev.dev);
+	mutex_lock(&iwtcp_devices_lock);
+	list_for_each_entry_safe(pos, tmp, &iwtcp_devices, list)
+		if (pos->dead)
+			list_move(&pos->list, &dead);
+	list_add_tail(&dev->list, &iwtcp_devices);
+	mutex_unlock(&iwtcp_devices_lock);
+	list_for_each_entry_safe(pos, tmp, &dead, list)
+		put_device(&pos->base_dev.dev);
+}
+
 static int iwtcp_newlink_locked(const char *name, struct net_device *netdev)
 {
 	struct iwtcp_device *dev;
@@ -230,13 +281,17 @@ static int iwtcp_newlink_locked(const char *name, struct net_device *netdev)
 	rv = ib_device_set_netdev(&dev->base_dev, netdev, IWTCP_PORT);
 	if (rv)
 		goto err_dealloc_device;
-	ib_mark_name_assigned_by_user(&dev->base_dev);
+	iwtcp_compat_mark_name_assigned_by_user(&dev->base_dev);
+	/* Listed before it is live: a netdev event may unregister it at once. */
+	iwtcp_devices_add(dev);
 	/* rdma_cm extends its wildcard listeners from here: see cm.c */
 	WRITE_ONCE(dev->registrar, current);
 	rv = ib_register_device(&dev->base_dev, name, NULL);
 	WRITE_ONCE(dev->registrar, NULL);
-	if (rv)
+	if (rv) {
+		iwtcp_devices_del(dev);
 		goto err_dealloc_device;
+	}
 	ibdev_info(&dev->base_dev, "created on %s\n", netdev->name);
 	return 0;
 
@@ -360,11 +415,37 @@ err_tx_exit:
 	return rv;
 }
 
+/*
+ * Unregister every listed device, also one whose unregistration the
+ * netdev notifier queued or a link delete runs: ib_unregister_device()
+ * waits on the unregistration lock for it, dealloc_driver included, and
+ * returns at once for a device already gone. The list's reference kept
+ * the memory until here.
+ */
+static void iwtcp_unregister_devices(void)
+{
+	struct iwtcp_device *dev;
+
+	for (;;) {
+		mutex_lock(&iwtcp_devices_lock);
+		dev = list_first_entry_or_null(&iwtcp_devices,
+					       struct iwtcp_device, list);
+		if (dev)
+			list_del(&dev->list);
+		mutex_unlock(&iwtcp_devices_lock);
+		if (!dev)
+			return;
+		ib_unregister_device(&dev->base_dev);
+		put_device(&dev->base_dev.dev);
+	}
+}
+
 static void __exit iwtcp_exit(void)
 {
+	/* No new device after this: it waits for a newlink under way. */
 	rdma_link_unregister(&iwtcp_link_ops);
 	unregister_netdevice_notifier(&iwtcp_netdev_nb);
-	ib_unregister_driver(RDMA_DRIVER_SIW);
+	iwtcp_unregister_devices();
 	ib_unregister_client(&iwtcp_client);
 	iwtcp_cm_exit();
 	iwtcp_qp_tx_wq_exit();
@@ -377,4 +458,5 @@ module_exit(iwtcp_exit);
 MODULE_AUTHOR("iwtcp developers");
 MODULE_DESCRIPTION("iWARP (MPA, DDP, RDMAP) over in-kernel TCP sockets");
 MODULE_LICENSE("Dual BSD/GPL");
+MODULE_VERSION(IWTCP_VERSION);
 MODULE_ALIAS_RDMA_LINK("iwtcp");

@@ -283,6 +283,42 @@ int iwtcp_map_mr_sg(struct ib_mr *base_mr, struct scatterlist *sg,
 }
 
 /**
+ * iwtcp_fill_res_mr_entry() - ib_device_ops.fill_res_mr_entry
+ * @msg: the netlink message of ``rdma resource show mr`` (``-dd``)
+ * @base_mr: the MR, held by restrack
+ *
+ * Adds the driver attributes (RDMA_NLDEV_ATTR_DRIVER) valid (0 until a
+ * fast-registration MR is registered, and after an invalidation), type
+ * (dma, user or fast) and access (IB_ACCESS_* bits, hex). Not the STag:
+ * the core shows the keys only to CAP_NET_ADMIN, and so does iwtcp.
+ *
+ * Context: process context.
+ * Return: 0, or -EMSGSIZE when @msg is full.
+ */
+int iwtcp_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *base_mr)
+{
+	static const char * const type_name[] = {
+		[IWTCP_MR_DMA] = "dma",
+		[IWTCP_MR_USER] = "user",
+		[IWTCP_MR_FAST] = "fast",
+	};
+	struct iwtcp_mr *mr = to_iwtcp_mr(base_mr);
+	struct nlattr *table;
+
+	table = nla_nest_start_noflag(msg, RDMA_NLDEV_ATTR_DRIVER);
+	if (!table)
+		return -EMSGSIZE;
+	if (rdma_nl_put_driver_u32(msg, "valid", READ_ONCE(mr->valid)) ||
+	    rdma_nl_put_driver_string(msg, "type", type_name[mr->type]) ||
+	    rdma_nl_put_driver_u32_hex(msg, "access", READ_ONCE(mr->access))) {
+		nla_nest_cancel(msg, table);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(msg, table);
+	return 0;
+}
+
+/**
  * iwtcp_dereg_mr() - ib_device_ops.dereg_mr
  * @base_mr: the MR
  * @udata: unused

@@ -13,6 +13,7 @@ struct ib_mr *iwtcp_alloc_mr(struct ib_pd *pd, enum ib_mr_type mr_type,
 int iwtcp_map_mr_sg(struct ib_mr *base_mr, struct scatterlist *sg,
 		    int sg_nents, unsigned int *sg_offset);
 int iwtcp_dereg_mr(struct ib_mr *base_mr, struct ib_udata *udata);
+int iwtcp_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *base_mr);
 
 /* Called by iwtcp_mem_walk() for each page piece; non-zero stops. */
 typedef int (*iwtcp_mem_fn)(void *arg, struct page *page, u32 off, u32 len);

@@ -36,6 +36,7 @@
 #include "mem.h"
 #include "cq.h"
 #include "ring.h"
+#include "trace.h"
 
 static const char * const qp_state_name[IWTCP_QP_NUM_STATES] = {
 	[IWTCP_QP_IDLE] = "IDLE",
@@ -158,7 +159,8 @@ static void qp_init(struct iwtcp_qp *qp, struct ib_qp_init_attr *attr)
 	INIT_WORK(&qp->tx_work, iwtcp_qp_tx_work);
 	init_irq_work(&qp->ev_work, qp_event_work);
 	qp->state = IWTCP_QP_IDLE;
-	qp->ib_state = IB_QPS_RESET;
+	/* the verbs' Idle: INIT, as siw and the iWARP RNICs report it */
+	qp->ib_state = IB_QPS_INIT;
 	qp->srq = attr->srq ? to_iwtcp_srq(attr->srq) : NULL;
 	qp->max_send_sge = attr->cap.max_send_sge;
 	qp->max_recv_sge = attr->cap.max_recv_sge;
@@ -405,13 +407,31 @@ static int qp_next_state(struct iwtcp_qp *qp, enum ib_qp_state target,
 }
 
 /*
- * The one place a QP's iWARP state changes: check and set under
- * @state_lock, so concurrent modify_qp calls (uverbs holds the QP only
- * shared) see one order. Entering ERROR flushes both queues after the
- * state is visible, so that a concurrent post either lands before the
- * flush (and is flushed) or sees ERROR (and flushes its own work).
- * @cur, when not NULL, is the IB state the caller believes current
- * (IB_QP_CUR_STATE). Returns 0 or -EINVAL.
+ * The one writer of @qp->state and @qp->ib_state (the QP state machine):
+ * qp_set_state(), iwtcp_qp_connected() and iwtcp_qp_terminate() move the
+ * QP through it. Caller holds state_lock.
+ */
+static void qp_write_state(struct iwtcp_qp *qp, enum iwtcp_qp_state next,
+			   enum ib_qp_state ib_state)
+{
+	lockdep_assert_held(&qp->state_lock);
+	if (next != qp->state || ib_state != qp->ib_state)
+		trace_iwtcp_qp_state(qp->base_qp.device, qp->base_qp.qp_num,
+				     qp_state_name[qp->state],
+				     qp_state_name[next], ib_state);
+	WRITE_ONCE(qp->state, next);
+	qp->ib_state = ib_state;
+}
+
+/*
+ * A transition the ULP or an error asks for (IDLE to RTS and RTS to
+ * TERMINATE have their own callers): check and set under @state_lock, so
+ * concurrent modify_qp calls (uverbs holds the QP only shared) see one
+ * order. Entering ERROR flushes both queues after the state is visible,
+ * so that a concurrent post either lands before the flush (and is
+ * flushed) or sees ERROR (and flushes its own work). @cur, when not
+ * NULL, is the IB state the caller believes current (IB_QP_CUR_STATE).
+ * Returns 0 or -EINVAL.
  */
 static int qp_set_state(struct iwtcp_qp *qp, enum ib_qp_state target,
 			const enum ib_qp_state *cur)
@@ -427,8 +447,7 @@ static int qp_set_state(struct iwtcp_qp *qp, enum ib_qp_state target,
 	rv = cur && *cur != qp_ib_state(qp) ? -EINVAL :
 	     qp_next_state(qp, target, &next);
 	if (!rv) {
-		WRITE_ONCE(qp->state, next);
-		qp->ib_state = target;
+		qp_write_state(qp, next, target);
 		/*
 		 * Leaving RTS ends the connection (iw_cm_disconnect()); after a
 		 * TERMINATE, entering ERROR does (the TERMINATE went out).
@@ -441,12 +460,6 @@ static int qp_set_state(struct iwtcp_qp *qp, enum ib_qp_state target,
 		}
 	}
 	spin_unlock_irqrestore(&qp->state_lock, flags);
-	if (closing) {
-		/* RTS straight to ERROR is an abortive close (RFC 5040 6.2) */
-		abort = old == IWTCP_QP_RTS && next == IWTCP_QP_ERROR;
-		iwtcp_cm_qp_closing(closing, abort);
-		iwtcp_cm_put(closing);
-	}
 	if (rv) {
 		ibdev_dbg(qp->base_qp.device, "QP %u: no transition %s -> IB %d\n",
 			  qp->base_qp.qp_num, qp_state_name[old], target);
@@ -460,6 +473,16 @@ static int qp_set_state(struct iwtcp_qp *qp, enum ib_qp_state target,
 		qp_flush_sq(qp);
 		qp_flush_rq(qp);
 		qp_flush_irq(qp);
+	}
+	/*
+	 * After the flush: every Send or Write that completed successfully
+	 * did so before it, so the close sees all it wrote (cep_close()).
+	 */
+	if (closing) {
+		/* RTS straight to ERROR is an abortive close (RFC 5040 6.2) */
+		abort = old == IWTCP_QP_RTS && next == IWTCP_QP_ERROR;
+		iwtcp_cm_qp_closing(closing, abort);
+		iwtcp_cm_put(closing);
 	}
 	/* The transmitter sends a TERMINATE, or lets go of its buffers. */
 	if (next != old && qp->tx)
@@ -550,6 +573,73 @@ int iwtcp_query_qp(struct ib_qp *base_qp, struct ib_qp_attr *attr,
 					       IB_SIGNAL_REQ_WR;
 	init_attr->cap = attr->cap;
 	return 0;
+}
+
+/**
+ * iwtcp_fill_res_qp_entry() - ib_device_ops.fill_res_qp_entry
+ * @msg: the netlink message of ``rdma resource show qp`` (``-dd``)
+ * @base_qp: the QP, held by restrack
+ *
+ * Adds the driver attributes (RDMA_NLDEV_ATTR_DRIVER) iw_state (the
+ * iWARP verbs state: IDLE, RTS, CLOSING, TERMINATE, ERROR), sq_size,
+ * rq_size (0 on an SRQ),
+ * sq_executing (SQ work requests taken for execution and not yet
+ * completed), ord_used and ird_used (RDMA Reads in flight out and in,
+ * against ORD and IRD; RFC 6581), the negotiated ird and ord, and while a connection exists its
+ * endpoint's (iwtcp_cm_fill_res()).
+ *
+ * Context: process context; takes state_lock, sq_lock, orq_lock and
+ * irq_lock one at a time, then the endpoint's mutex.
+ * Return: 0, or -EMSGSIZE when @msg is full.
+ */
+int iwtcp_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *base_qp)
+{
+	struct iwtcp_qp *qp = to_iwtcp_qp(base_qp);
+	u32 sq_exec, ord_used, ird_used, ird, ord;
+	enum iwtcp_qp_state state;
+	struct iwtcp_cep *cep;
+	struct nlattr *table;
+	unsigned long flags;
+	int rv = 0;
+
+	table = nla_nest_start_noflag(msg, RDMA_NLDEV_ATTR_DRIVER);
+	if (!table)
+		return -EMSGSIZE;
+	spin_lock_irqsave(&qp->state_lock, flags);
+	state = qp->state;
+	ird = qp->ird;
+	ord = qp->ord;
+	cep = qp->cep;
+	if (cep)
+		iwtcp_cm_get(cep);
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+	spin_lock_irqsave(&qp->sq_lock, flags);
+	sq_exec = qp->sq_tx - qp->sq.get;
+	spin_unlock_irqrestore(&qp->sq_lock, flags);
+	spin_lock_irqsave(&qp->orq_lock, flags);
+	ord_used = qp->orq_put - qp->orq_get;
+	spin_unlock_irqrestore(&qp->orq_lock, flags);
+	spin_lock_irqsave(&qp->irq_lock, flags);
+	ird_used = qp->irq_put - qp->irq_get;
+	spin_unlock_irqrestore(&qp->irq_lock, flags);
+	if (rdma_nl_put_driver_string(msg, "iw_state", qp_state_name[state]) ||
+	    rdma_nl_put_driver_u32(msg, "sq_size", qp->sq.size) ||
+	    rdma_nl_put_driver_u32(msg, "rq_size", qp->srq ? 0 : qp->rq.size) ||
+	    rdma_nl_put_driver_u32(msg, "sq_executing", sq_exec) ||
+	    rdma_nl_put_driver_u32(msg, "ord_used", ord_used) ||
+	    rdma_nl_put_driver_u32(msg, "ird_used", ird_used) ||
+	    rdma_nl_put_driver_u32(msg, "ird", ird) ||
+	    rdma_nl_put_driver_u32(msg, "ord", ord))
+		rv = -EMSGSIZE;
+	if (!rv && cep)
+		rv = iwtcp_cm_fill_res(msg, cep);
+	if (cep)
+		iwtcp_cm_put(cep);
+	if (rv)
+		nla_nest_cancel(msg, table);
+	else
+		nla_nest_end(msg, table);
+	return rv;
 }
 
 /* Free what a connection added. No other context reaches the QP now. */
@@ -817,7 +907,8 @@ int iwtcp_post_recv(struct ib_qp *base_qp, const struct ib_recv_wr *wr,
 	for (; wr; wr = wr->next) {
 		if (READ_ONCE(qp->state) == IWTCP_QP_ERROR)
 			break;
-		rv = iwtcp_ring_post_recv(&qp->rq, wr, qp->max_recv_sge);
+		rv = iwtcp_ring_post_recv(&qp->rq, &qp->rq_lock, wr,
+					  qp->max_recv_sge);
 		if (rv)
 			break;
 	}
@@ -869,9 +960,13 @@ void iwtcp_qp_rem_ref(struct ib_qp *base_qp)
  */
 struct ib_qp *iwtcp_get_qp(struct ib_device *base_dev, int qpn)
 {
-	struct iwtcp_qp *qp = xa_load(&to_iwtcp_dev(base_dev)->qp_xa, qpn);
+	struct iwtcp_qp *qp;
 	struct task_struct *owner;
 
+	/* the caller's reference must be taken inside the same section */
+	RCU_LOCKDEP_WARN(!rcu_read_lock_any_held(),
+			 "iw_get_qp outside an RCU read-side section");
+	qp = xa_load(&to_iwtcp_dev(base_dev)->qp_xa, qpn);
 	if (!qp)
 		return NULL;
 	/*
@@ -965,14 +1060,14 @@ int iwtcp_qp_connected(struct iwtcp_qp *qp, struct iwtcp_cep *cep,
 	qp_queue_read_rtr(qp, conn);
 	qp->tx_hold = conn->hold_tx;
 	sock_hold(conn->sk);
-	qp->sk = conn->sk;
+	/* read locklessly by the transmitter (READ_ONCE in qp_tx.c) */
+	WRITE_ONCE(qp->sk, conn->sk);
 	rv = -EINVAL;
 	spin_lock_irqsave(&qp->state_lock, flags);
 	if (qp->state == IWTCP_QP_IDLE && qp->cep == cep) {
 		qp->ird = conn->ird;
 		qp->ord = conn->ord;
-		WRITE_ONCE(qp->state, IWTCP_QP_RTS);
-		qp->ib_state = IB_QPS_RTS;
+		qp_write_state(qp, IWTCP_QP_RTS, IB_QPS_RTS);
 		rv = 0;
 	}
 	spin_unlock_irqrestore(&qp->state_lock, flags);
@@ -1006,7 +1101,7 @@ void iwtcp_qp_terminate(struct iwtcp_qp *qp,
 	if (qp->state == IWTCP_QP_RTS || qp->state == IWTCP_QP_CLOSING) {
 		qp->term = *term;
 		qp->term_status = status;
-		WRITE_ONCE(qp->state, IWTCP_QP_TERMINATE);
+		qp_write_state(qp, IWTCP_QP_TERMINATE, qp->ib_state);
 		first = true;
 	}
 	spin_unlock_irqrestore(&qp->state_lock, flags);

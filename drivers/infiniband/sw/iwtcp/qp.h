@@ -9,6 +9,7 @@ int iwtcp_create_qp(struct ib_qp *base_qp, struct ib_qp_init_attr *attr,
 		    struct ib_udata *udata);
 int iwtcp_modify_qp(struct ib_qp *base_qp, struct ib_qp_attr *attr,
 		    int attr_mask, struct ib_udata *udata);
+int iwtcp_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *base_qp);
 int iwtcp_query_qp(struct ib_qp *base_qp, struct ib_qp_attr *attr,
 		   int attr_mask, struct ib_qp_init_attr *init_attr);
 int iwtcp_destroy_qp(struct ib_qp *base_qp, struct ib_udata *udata);

@@ -26,6 +26,7 @@
  * From then on received octets are consumed and dropped, so that the
  * socket closes with a FIN behind the TERMINATE rather than a reset.
  */
+#include <linux/bitfield.h>
 #include <linux/highmem.h>
 #include <net/tcp.h>
 
@@ -38,6 +39,7 @@
 #include "rdmap.h"
 #include "ring.h"
 #include "stats.h"
+#include "trace.h"
 
 /* octets of ULPDU header copied out: untagged DDP and a Terminate */
 #define RX_HDR_MAX	(sizeof(struct iwtcp_ddp_untagged_hdr) + IWTCP_TERM_HDR_MAX)
@@ -50,8 +52,11 @@
  * @dead: an error ended the stream; octets are dropped
  * @rqe_owned: @rqe holds the receive of the Send in progress; changed
  *	only under the QP's receive queue lock, since a flush completes it
+ *	(receive reads it outside that lock with READ_ONCE())
  * @rqe: that receive work request, copied from the RQ or SRQ
  * @rqe_len: octets its SGEs hold
+ * @batch_fpdus: FPDUs of the current tcp_read_sock() (trace_iwtcp_rx_batch)
+ * @batch_octets: their wire octets
  */
 struct iwtcp_rx {
 	struct iwtcp_fpdu_stream st;
@@ -61,6 +66,8 @@ struct iwtcp_rx {
 	bool rqe_owned;
 	struct siw_rqe rqe;
 	u32 rqe_len;
+	u32 batch_fpdus;
+	u32 batch_octets;
 };
 
 /*
@@ -337,8 +344,18 @@ static int rx_read_resp(struct rx_fpdu *f, struct iwtcp_term_cause *cause)
 		return iwtcp_term_set(cause, IWTCP_TERM_LAYER_DDP,
 				      IWTCP_TERM_DDP_TAGGED,
 				      IWTCP_TERM_DDP_T_BOUNDS);
-	rv = rx_place_tagged(f, e.sink_stag, f->h.to, IB_ACCESS_LOCAL_WRITE,
-			     cause);
+	/*
+	 * The flush of ERROR completes the Read under sq_lock, after the
+	 * state left RTS: placed under it with the state checked, no octet
+	 * lands in the sink after the ULP may have seen that completion.
+	 */
+	spin_lock_irqsave(&qp->sq_lock, flags);
+	if (READ_ONCE(qp->state) != IWTCP_QP_RTS)
+		rv = -ECONNRESET;
+	else
+		rv = rx_place_tagged(f, e.sink_stag, f->h.to,
+				     IB_ACCESS_LOCAL_WRITE, cause);
+	spin_unlock_irqrestore(&qp->sq_lock, flags);
 	if (rv)
 		return rv;
 	e.got += f->h.data_len;
@@ -430,7 +447,7 @@ static void rx_pop_rqe(struct iwtcp_qp *qp, struct iwtcp_ring *ring)
 	/* hand the element back only after it was copied */
 	smp_store_release(&rqe->flags, 0);
 	ring->get++;
-	rx->rqe_owned = true;
+	WRITE_ONCE(rx->rqe_owned, true);
 }
 
 /*
@@ -453,7 +470,7 @@ static bool rx_take_rqe(struct iwtcp_qp *qp)
 		rx_pop_rqe(qp, &qp->rq);
 	}
 	spin_unlock_irqrestore(&qp->rq_lock, flags);
-	if (!rx->rqe_owned)
+	if (!READ_ONCE(rx->rqe_owned))
 		return false;
 	if (qp->srq)
 		iwtcp_srq_check_limit(qp->srq);
@@ -484,7 +501,7 @@ static void rx_complete_rqe(struct iwtcp_qp *qp, u8 status, u32 bytes,
 
 	spin_lock_irqsave(&qp->rq_lock, flags);
 	if (rx->rqe_owned) {
-		rx->rqe_owned = false;
+		WRITE_ONCE(rx->rqe_owned, false);
 		notify = iwtcp_cq_push(cq, &wc);
 	}
 	spin_unlock_irqrestore(&qp->rq_lock, flags);
@@ -549,12 +566,13 @@ static int rx_send(struct rx_fpdu *f, u8 opcode, struct iwtcp_term_cause *cause)
 	};
 	bool inval = opcode == IWTCP_RDMAP_SEND_INV ||
 		     opcode == IWTCP_RDMAP_SEND_SE_INV;
+	unsigned long flags;
 	int rv;
 
 	/* RFC 5041 7.1, untagged (2): the MSN first, then a buffer for it */
 	if (f->h.msn != q.msn)
 		return iwtcp_ddp_check_untagged(&f->h, &q, cause);
-	if (!rx->rqe_owned && !rx_take_rqe(qp)) {
+	if (!READ_ONCE(rx->rqe_owned) && !rx_take_rqe(qp)) {
 		q.nr_msn = 0;
 		return iwtcp_ddp_check_untagged(&f->h, &q, cause);
 	}
@@ -564,7 +582,17 @@ static int rx_send(struct rx_fpdu *f, u8 opcode, struct iwtcp_term_cause *cause)
 		rx_complete_rqe(qp, SIW_WC_LOC_LEN_ERR, 0, 0, false);
 		return rv;
 	}
-	if (rx_place_send(f, cause)) {
+	/*
+	 * A flush completes the receive under rq_lock (ERROR): placed under
+	 * it, no octet lands in a buffer after the ULP may have seen that
+	 * completion; once flushed, the stream is over.
+	 */
+	spin_lock_irqsave(&qp->rq_lock, flags);
+	rv = rx->rqe_owned ? rx_place_send(f, cause) : -ECONNRESET;
+	spin_unlock_irqrestore(&qp->rq_lock, flags);
+	if (rv == -ECONNRESET)
+		return rv;
+	if (rv) {
 		rx_complete_rqe(qp, SIW_WC_LOC_PROT_ERR, 0, 0, false);
 		return iwtcp_term_set(cause, IWTCP_TERM_LAYER_RDMAP,
 				      IWTCP_TERM_RDMAP_CATASTROPHIC, 0);
@@ -593,8 +621,12 @@ static void rx_terminate(struct rx_fpdu *f)
 	struct iwtcp_rdmap_term t;
 	u8 status = SIW_WC_GENERAL_ERR;
 
-	iwtcp_stat_add(to_iwtcp_dev(qp->base_qp.device), IWTCP_STAT_RX_TERMS, 1);
-	if (!iwtcp_rdmap_parse_term(f->hdr, f->ulpdu_len, &t)) {
+	if (iwtcp_rdmap_parse_term(f->hdr, f->ulpdu_len, &t)) {
+		iwtcp_stat_term(to_iwtcp_dev(qp->base_qp.device), false, NULL);
+	} else {
+		iwtcp_stat_term(to_iwtcp_dev(qp->base_qp.device), false, &t);
+		trace_iwtcp_term_rx(qp->base_qp.device, qp->base_qp.qp_num, 0,
+				    &t);
 		ibdev_info_ratelimited(qp->base_qp.device,
 				       "QP %u: peer sent TERMINATE layer %u type %u code %#x\n",
 				       qp->base_qp.qp_num, t.cause.layer,
@@ -655,6 +687,8 @@ static void rx_error(struct rx_fpdu *f, const struct iwtcp_term_cause *cause,
 	}
 	ibdev_dbg(qp->base_qp.device, "QP %u: TERM layer %u type %u code %#x\n",
 		  qp->base_qp.qp_num, cause->layer, cause->etype, cause->ecode);
+	trace_iwtcp_fpdu_rx_error(qp->base_qp.device, qp->base_qp.qp_num,
+				  f->seq, f->ulpdu_len, cause);
 	iwtcp_qp_terminate(qp, &term, SIW_WC_GENERAL_ERR);
 }
 
@@ -701,6 +735,10 @@ static int rx_fpdu(struct iwtcp_qp *qp, struct sock *sk, struct sk_buff *skb,
 		goto err;
 	iwtcp_stat_add(dev, IWTCP_STAT_RX_FPDUS, 1);
 	iwtcp_stat_add(dev, IWTCP_STAT_RX_OCTETS, f.layout.wire_len);
+	if (trace_iwtcp_rx_batch_enabled()) {
+		rx->batch_fpdus++;
+		rx->batch_octets += f.layout.wire_len;
+	}
 	if (rx_copy(&f, sizeof(fh), f.hdr, min_t(u32, f.ulpdu_len,
 						 sizeof(f.hdr)))) {
 		iwtcp_term_set(&cause, IWTCP_TERM_LAYER_LLP, IWTCP_TERM_MPA,
@@ -787,12 +825,18 @@ void iwtcp_qp_rx(struct iwtcp_qp *qp, struct sock *sk)
 		.count = 1,
 	};
 
+	lockdep_assert(lockdep_sock_is_held(sk));
 	if (!qp->rx)
 		return;
 	/* a post_send from a completion handler called here defers */
 	local_bh_disable();
 	iwtcp_sk_held_enter();
+	qp->rx->batch_fpdus = 0;
+	qp->rx->batch_octets = 0;
 	tcp_read_sock(sk, &desc, rx_actor);
+	if (qp->rx->batch_fpdus)
+		trace_iwtcp_rx_batch(qp->base_qp.device, qp->base_qp.qp_num,
+				     qp->rx->batch_fpdus, qp->rx->batch_octets);
 	iwtcp_sk_held_exit();
 	local_bh_enable();
 }
@@ -859,7 +903,7 @@ bool iwtcp_qp_rx_flush(struct iwtcp_qp *qp)
 	lockdep_assert_held(&qp->rq_lock);
 	if (!rx || !rx->rqe_owned)
 		return false;
-	rx->rqe_owned = false;
+	WRITE_ONCE(rx->rqe_owned, false);
 	wc.id = rx->rqe.id;
 	return iwtcp_cq_push(to_iwtcp_cq(qp->base_qp.recv_cq), &wc) > 0;
 }

@@ -65,6 +65,8 @@
 #include "mem.h"
 #include "rdmap.h"
 #include "ring.h"
+#include "stats.h"
+#include "trace.h"
 
 /* bio_vec pieces of a batch: payload pages, and markers splitting them */
 #define TX_BV_MAX	320
@@ -218,6 +220,7 @@ static bool sq_retire(struct iwtcp_qp *qp)
 	struct iwtcp_sq_slot *slot;
 	bool notify = false;
 
+	lockdep_assert_held(&qp->sq_lock);
 	while (qp->sq.get != qp->sq_tx) {
 		slot = iwtcp_sq_slot(qp, qp->sq.get);
 		if (!slot->done)
@@ -535,6 +538,8 @@ static int tx_push(struct iwtcp_qp *qp, bool more)
 		return rv;
 	iwtcp_stat_add(qp_dev(qp), IWTCP_STAT_TX_FPDUS, tx->nfpdu);
 	iwtcp_stat_add(qp_dev(qp), IWTCP_STAT_TX_OCTETS, tx->wire_len);
+	trace_iwtcp_tx_batch(qp->base_qp.device, qp->base_qp.qp_num, tx->nfpdu,
+			     tx->wire_len);
 	if (tx->atomic)
 		iwtcp_stat_add(qp_dev(qp), IWTCP_STAT_TX_INLINE_FPDUS,
 			       tx->nfpdu);
@@ -1040,7 +1045,7 @@ static int tx_build_term(struct iwtcp_qp *qp)
 	struct iwtcp_rdmap_term term;
 	u8 ulpdu[TX_HDR_MAX];
 	unsigned long flags;
-	int len;
+	int len, rv;
 
 	spin_lock_irqsave(&qp->state_lock, flags);
 	term = qp->term;
@@ -1049,7 +1054,12 @@ static int tx_build_term(struct iwtcp_qp *qp)
 				     ulpdu, sizeof(ulpdu));
 	if (len < 0)
 		return len;
-	return tx_fpdu_hdr_only(qp->tx, ulpdu, len);
+	rv = tx_fpdu_hdr_only(qp->tx, ulpdu, len);
+	if (rv)
+		return rv;
+	iwtcp_stat_term(qp_dev(qp), true, &term);
+	trace_iwtcp_term_tx(qp->base_qp.device, qp->base_qp.qp_num, 0, &term);
+	return 0;
 }
 
 /* The QP left RTS: no new message; a TERMINATE goes out, then ERROR. */
@@ -1065,8 +1075,6 @@ static void tx_stopped(struct iwtcp_qp *qp, enum iwtcp_qp_state state)
 	if (!tx->term_sent) {
 		tx->term_sent = true;
 		rv = tx_build_term(qp);
-		if (!rv)
-			iwtcp_stat_add(qp_dev(qp), IWTCP_STAT_TX_TERMS, 1);
 		if (!rv && tx_push(qp, false) == -EAGAIN)
 			return;	/* the write-space callback comes back */
 		if (rv)

@@ -106,18 +106,20 @@ void iwtcp_ring_destroy(struct iwtcp_ring *ring)
 /**
  * iwtcp_ring_post_recv() - add one receive work request to a kernel RQ/SRQ
  * @ring: receive ring of &struct siw_rqe, owned by the kernel
+ * @lock: the queue's lock (the QP's @rq_lock or the SRQ's @lock)
  * @wr: the work request
  * @max_sge: SGEs allowed per work request on this queue
  *
- * Context: any context; the caller holds the queue's lock.
+ * Context: any context; the caller holds @lock.
  * Return: 0, -EINVAL for too many SGEs, -ENOMEM when the ring is full.
  */
-int iwtcp_ring_post_recv(struct iwtcp_ring *ring, const struct ib_recv_wr *wr,
-			 u32 max_sge)
+int iwtcp_ring_post_recv(struct iwtcp_ring *ring, spinlock_t *lock,
+			 const struct ib_recv_wr *wr, u32 max_sge)
 {
 	struct siw_rqe *rqe;
 	int i;
 
+	lockdep_assert_held(lock);
 	if (wr->num_sge > max_sge)
 		return -EINVAL;
 	rqe = iwtcp_ring_slot(ring, sizeof(*rqe), ring->put);
@@ -153,7 +155,7 @@ int iwtcp_mmap(struct ib_ucontext *base_ucontext, struct vm_area_struct *vma)
 	/* Rings hold data, never code. */
 	if (vma->vm_flags & VM_EXEC)
 		return -EPERM;
-	vm_flags_clear(vma, VM_MAYEXEC);
+	iwtcp_compat_vm_flags_clear(vma, VM_MAYEXEC);
 	rdma_entry = rdma_user_mmap_entry_get(base_ucontext, vma);
 	if (!rdma_entry)
 		return -EINVAL;

@@ -7,8 +7,8 @@
 int iwtcp_ring_create(struct iwtcp_ring *ring, struct ib_udata *udata,
 		      u32 num, size_t elem_size, size_t extra, u64 *key);
 void iwtcp_ring_destroy(struct iwtcp_ring *ring);
-int iwtcp_ring_post_recv(struct iwtcp_ring *ring, const struct ib_recv_wr *wr,
-			 u32 max_sge);
+int iwtcp_ring_post_recv(struct iwtcp_ring *ring, spinlock_t *lock,
+			 const struct ib_recv_wr *wr, u32 max_sge);
 int iwtcp_mmap(struct ib_ucontext *base_ucontext, struct vm_area_struct *vma);
 void iwtcp_mmap_free(struct rdma_user_mmap_entry *rdma_entry);
 

@@ -156,7 +156,8 @@ int iwtcp_post_srq_recv(struct ib_srq *base_srq, const struct ib_recv_wr *wr,
 	}
 	spin_lock_irqsave(&srq->lock, flags);
 	for (; wr; wr = wr->next) {
-		rv = iwtcp_ring_post_recv(&srq->ring, wr, srq->max_sge);
+		rv = iwtcp_ring_post_recv(&srq->ring, &srq->lock, wr,
+					  srq->max_sge);
 		if (rv)
 			break;
 	}

@@ -27,6 +27,23 @@ static const struct rdma_stat_desc iwtcp_stat_descs[IWTCP_NR_STATS] = {
 	[IWTCP_STAT_RX_MARKER_ERRORS].name = "rx_marker_errors",
 	[IWTCP_STAT_TX_TERMS].name = "tx_terms",
 	[IWTCP_STAT_RX_TERMS].name = "rx_terms",
+	[IWTCP_STAT_TX_TERMS_RDMAP].name = "tx_terms_rdmap",
+	[IWTCP_STAT_TX_TERMS_DDP].name = "tx_terms_ddp",
+	[IWTCP_STAT_TX_TERMS_LLP].name = "tx_terms_llp",
+	[IWTCP_STAT_RX_TERMS_RDMAP].name = "rx_terms_rdmap",
+	[IWTCP_STAT_RX_TERMS_DDP].name = "rx_terms_ddp",
+	[IWTCP_STAT_RX_TERMS_LLP].name = "rx_terms_llp",
+	[IWTCP_STAT_CM_CONNECTS].name = "cm_connects",
+	[IWTCP_STAT_CM_REQUESTS].name = "cm_requests",
+	[IWTCP_STAT_CM_ACCEPTS].name = "cm_accepts",
+	[IWTCP_STAT_CM_ESTABLISHED].name = "cm_established",
+	[IWTCP_STAT_CM_REJECTS_SENT].name = "cm_rejects_sent",
+	[IWTCP_STAT_CM_REJECTS_RCVD].name = "cm_rejects_received",
+	[IWTCP_STAT_CM_TIMEOUTS].name = "cm_timeouts",
+	[IWTCP_STAT_MPA_BAD_FRAMES].name = "mpa_bad_frames",
+	[IWTCP_STAT_MPA_INSUFF_IRD].name = "mpa_insufficient_ird",
+	[IWTCP_STAT_MPA_NO_RTR].name = "mpa_no_matching_rtr",
+	[IWTCP_STAT_MPA_CATASTROPHIC].name = "mpa_catastrophic",
 };
 
 /**
@@ -71,6 +88,38 @@ void iwtcp_stat_mpa_error(struct iwtcp_device *dev, u8 ecode)
 		iwtcp_stat_add(dev, IWTCP_STAT_RX_CRC_ERRORS, 1);
 	else if (ecode == IWTCP_TERM_MPA_MARKER)
 		iwtcp_stat_add(dev, IWTCP_STAT_RX_MARKER_ERRORS, 1);
+}
+
+/**
+ * iwtcp_stat_term() - count a TERMINATE sent or received
+ * @dev: the device
+ * @tx: sent (true) or received
+ * @term: the TERMINATE, NULL for a received one that did not parse
+ *
+ * Counts it in tx_terms or rx_terms, and by its layer (RFC 5040 4.8) in
+ * the matching tx_terms_LAYER or rx_terms_LAYER.
+ *
+ * Context: any context.
+ */
+void iwtcp_stat_term(struct iwtcp_device *dev, bool tx,
+		     const struct iwtcp_rdmap_term *term)
+{
+	static const enum iwtcp_stat layer_tx[] = {
+		[IWTCP_TERM_LAYER_RDMAP] = IWTCP_STAT_TX_TERMS_RDMAP,
+		[IWTCP_TERM_LAYER_DDP] = IWTCP_STAT_TX_TERMS_DDP,
+		[IWTCP_TERM_LAYER_LLP] = IWTCP_STAT_TX_TERMS_LLP,
+	};
+	static const enum iwtcp_stat layer_rx[] = {
+		[IWTCP_TERM_LAYER_RDMAP] = IWTCP_STAT_RX_TERMS_RDMAP,
+		[IWTCP_TERM_LAYER_DDP] = IWTCP_STAT_RX_TERMS_DDP,
+		[IWTCP_TERM_LAYER_LLP] = IWTCP_STAT_RX_TERMS_LLP,
+	};
+
+	iwtcp_stat_add(dev, tx ? IWTCP_STAT_TX_TERMS : IWTCP_STAT_RX_TERMS, 1);
+	if (!term || term->cause.layer >= ARRAY_SIZE(layer_tx))
+		return;
+	iwtcp_stat_add(dev, tx ? layer_tx[term->cause.layer] :
+				 layer_rx[term->cause.layer], 1);
 }
 
 /**

@@ -7,6 +7,8 @@
 int iwtcp_stats_init(struct iwtcp_device *dev);
 void iwtcp_stats_free(struct iwtcp_device *dev);
 void iwtcp_stat_mpa_error(struct iwtcp_device *dev, u8 ecode);
+void iwtcp_stat_term(struct iwtcp_device *dev, bool tx,
+		     const struct iwtcp_rdmap_term *term);
 struct rdma_hw_stats *iwtcp_alloc_hw_port_stats(struct ib_device *base_dev,
 						u32 port);
 int iwtcp_get_hw_stats(struct ib_device *base_dev, struct rdma_hw_stats *stats,

@@ -13,7 +13,8 @@
 /**
  * iwtcp_query_device() - ib_device_ops.query_device
  * @base_dev: the device
- * @attr: the limits of &enum iwtcp_limit, out
+ * @attr: the limits of &enum iwtcp_limit and the vendor and part ids
+ *	(%IWTCP_VENDOR_ID, %IWTCP_VENDOR_PART_ID), out
  * @udata: must carry no driver data
  *
  * Context: process context.
@@ -25,6 +26,11 @@ int iwtcp_query_device(struct ib_device *base_dev, struct ib_device_attr *attr,
 	if (udata && (udata->inlen || udata->outlen))
 		return -EINVAL;
 	memset(attr, 0, sizeof(*attr));
+	attr->vendor_id = IWTCP_VENDOR_ID;
+	attr->vendor_part_id = IWTCP_VENDOR_PART_ID;
+	/* libibverbs prints it as major (63:32), minor (31:16), sub (15:0) */
+	attr->fw_ver = (u64)IWTCP_VERSION_MAJOR << 32 |
+		       IWTCP_VERSION_MINOR << 16;
 	attr->device_cap_flags = IB_DEVICE_MEM_MGT_EXTENSIONS;
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
 	attr->max_mr_size = IWTCP_MAX_MR_SIZE;
@@ -50,6 +56,20 @@ int iwtcp_query_device(struct ib_device *base_dev, struct ib_device_attr *attr,
 }
 
 /**
+ * iwtcp_get_dev_fw_str() - ib_device_ops.get_dev_fw_str
+ * @base_dev: the device
+ * @str: out, %IB_FW_VERSION_NAME_MAX octets: "MAJOR.MINOR.0", as
+ *	libibverbs prints query_device's fw_ver
+ *
+ * Context: process context.
+ */
+void iwtcp_get_dev_fw_str(struct ib_device *base_dev, char *str)
+{
+	snprintf(str, IB_FW_VERSION_NAME_MAX, "%u.%u.0", IWTCP_VERSION_MAJOR,
+		 IWTCP_VERSION_MINOR);
+}
+
+/**
  * iwtcp_query_port() - ib_device_ops.query_port: state of the netdev
  * @base_dev: the device
  * @port: %IWTCP_PORT
@@ -71,7 +91,7 @@ int iwtcp_query_port(struct ib_device *base_dev, u32 port,
 	attr->gid_tbl_len = 1;
 	attr->max_msg_sz = U32_MAX;
 	attr->port_cap_flags = IB_PORT_CM_SUP | IB_PORT_DEVICE_MGMT_SUP;
-	netdev = ib_device_get_netdev(base_dev, port);
+	netdev = iwtcp_compat_get_netdev(base_dev, port);
 	if (!netdev) {
 		/* The netdev is gone and the device is being unregistered. */
 		attr->state = IB_PORT_DOWN;

@@ -4,6 +4,7 @@
 
 #include "iwtcp.h"
 
+void iwtcp_get_dev_fw_str(struct ib_device *base_dev, char *str);
 int iwtcp_query_device(struct ib_device *base_dev, struct ib_device_attr *attr,
 		       struct ib_udata *udata);
 int iwtcp_query_port(struct ib_device *base_dev, u32 port,

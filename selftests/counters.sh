@@ -1,0 +1,176 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The connection counters of each port (stats.c; rdma statistic show
+# link DEV/1): every case takes a snapshot of both devices' counters,
+# does one thing between iwtcp_a (ns1) and iwtcp_b (ns2), and checks the
+# exact change of every cm_*, mpa_* and TERM counter: those it expects
+# grew by exactly what it did, all others stayed. Runs in the guest;
+# topology: lib.sh's two hosts.
+
+# shellcheck disable=SC2317 # the cases are called through ktap_run
+set -euo pipefail
+
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+source "$(dirname "$0")/lib.sh"
+
+# shellcheck source-path=SCRIPTDIR source=wire_lib.sh
+source "$(dirname "$0")/wire_lib.sh"
+
+
+require_cmd ip rdma python3 timeout
+[[ -x $CM_TEST ]] || ktap_skip_all "$CM_TEST not built (make -C selftests)"
+[[ -x $VICTIM ]] || ktap_skip_all "$VICTIM not built (make -C selftests)"
+modinfo iwtcp >/dev/null 2>&1 || ktap_skip_all "module iwtcp not installed"
+
+out=$(mktemp -d)
+ports_from 8300
+# the counters each case accounts for, every one of them
+WATCHED=(cm_connects cm_requests cm_accepts cm_established cm_rejects_sent
+	 cm_rejects_received cm_timeouts mpa_bad_frames mpa_insufficient_ird
+	 mpa_no_matching_rtr mpa_catastrophic tx_terms rx_terms
+	 tx_terms_rdmap tx_terms_ddp tx_terms_llp rx_terms_rdmap rx_terms_ddp
+	 rx_terms_llp)
+
+test_cleanup() {
+	rm -rf "$out"
+}
+
+counter() {
+	cat "/sys/class/infiniband/iwtcp_$1/ports/1/hw_counters/$2"
+}
+
+# snap: both devices' watched counters into $out/before.
+snap() {
+	local d c
+
+	for d in a b; do
+		for c in "${WATCHED[@]}"; do
+			echo "$d.$c $(counter "$d" "$c")"
+		done
+	done >"$out/before"
+}
+
+# expect DEV.COUNTER=N...: since snap, each named counter grew by N, every
+# other watched one by 0.
+expect() {
+	local d c want kv before now bad=0
+
+	for d in a b; do
+		for c in "${WATCHED[@]}"; do
+			want=0
+			for kv in "$@"; do
+				[[ ${kv%=*} == "$d.$c" ]] && want=${kv#*=}
+			done
+			before=$(sed -n "s/^$d\\.$c //p" "$out/before")
+			now=$(counter "$d" "$c")
+			if ((now - before != want)); then
+				echo "# iwtcp_$d $c: +$((now - before)), expected +$want" >&2
+				bad=1
+			fi
+		done
+	done
+	((bad == 0))
+}
+
+# grown DEV COUNTER: it grew since snap (what the peer sends comes late).
+grown() {
+	local before
+
+	before=$(sed -n "s/^$1\.$2 //p" "$out/before")
+	wait_for 10 bash -c "(( \$(cat /sys/class/infiniband/iwtcp_$1/ports/1/hw_counters/$2) > $before ))"
+}
+
+# Three connections, each connected, accepted, established, closed.
+connects() {
+	snap
+	# the check itself: nothing happened yet, so +1 is not seen
+	if expect a.cm_connects=1 2>/dev/null; then
+		echo "# expect saw a change that did not happen" >&2
+		return 1
+	fi
+	cm_pair "accept 4 4 3" "established 4 4 3"
+	expect a.cm_connects=3 a.cm_established=3 \
+	       b.cm_requests=3 b.cm_accepts=3 b.cm_established=3
+}
+
+# RFC 5044 7.1.2: the ULP rejects; a Reply with R set each way.
+reject() {
+	snap
+	cm_pair reject rejected
+	expect a.cm_connects=1 a.cm_rejects_received=1 \
+	       b.cm_requests=1 b.cm_rejects_sent=1
+}
+
+# RFC 6581 9.1: the responder's ORD exceeds the initiator's IRD: its
+# accept sends a Reject, then TERM 0x06, which the initiator receives.
+insufficient_ird() {
+	snap
+	cm_pair "refuse 8 8" "unreachable 2 1"
+	grown a rx_terms_llp || true
+	expect a.cm_connects=1 a.cm_rejects_received=1 a.rx_terms=1 \
+	       a.rx_terms_llp=1 \
+	       b.cm_requests=1 b.cm_rejects_sent=1 b.mpa_insufficient_ird=1 \
+	       b.tx_terms=1 b.tx_terms_llp=1
+}
+
+# RFC 6581 9.2: no RTR type in common: the initiator ends the start-up
+# with TERM 0x07, which the responder receives.
+no_common_rtr() {
+	snap
+	no_rtr_attempt grown b rx_terms
+	defaults
+	# the responder accepted (its Reply went out) before the TERM came
+	expect a.cm_connects=1 a.mpa_no_matching_rtr=1 a.tx_terms=1 \
+	       a.tx_terms_llp=1 \
+	       b.cm_requests=1 b.cm_accepts=1 b.rx_terms=1 b.rx_terms_llp=1
+}
+
+# A TCP peer that never answers the MPA Request: one start-up timeout.
+timeout_initiator() {
+	local pid
+
+	echo 2 >/sys/module/iwtcp/parameters/mpa_timeout
+	snap
+	next_port
+	ip netns exec "$ns2" python3 -c "
+import socket, time
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(('192.0.2.2', $port)); s.listen(1); print('listening', flush=True)
+c, _ = s.accept(); time.sleep(8)" >"$out/silent" &
+	pid=$!
+	wait_listen
+	timeout 60 ip netns exec "$ns1" "$CM_TEST" client 192.0.2.2 "$port" \
+		unreachable >"$out/client" 2>&1
+	kill "$pid" 2>/dev/null || true
+	wait "$pid" || true
+	defaults
+	expect a.cm_connects=1 a.cm_timeouts=1
+}
+
+# RFC 5041 7.2: a raw peer's Write to an STag it was never given: the
+# victim's TERM, layer DDP.
+ddp_term() {
+	snap
+	attack write_randstag
+	expect b.cm_requests=1 b.cm_accepts=1 b.cm_established=1 \
+	       b.tx_terms=1 b.tx_terms_ddp=1
+	defaults
+}
+
+# RFC 5040 4.8: the raw peer's own TERMINATE (layer LLP) is received.
+peer_term() {
+	snap
+	attack term
+	expect b.cm_requests=1 b.cm_accepts=1 b.cm_established=1 \
+	       b.rx_terms=1 b.rx_terms_llp=1
+	defaults
+}
+
+tests=(connects reject insufficient_ird no_common_rtr timeout_initiator
+	ddp_term peer_term)
+
+ktap_plan "${#tests[@]}"
+setup_two_hosts
+ktap_run_timed tests defaults
+ktap_finish
