@@ -17,11 +17,8 @@ source "$(dirname "$0")/lib.sh"
 # shellcheck source-path=SCRIPTDIR source=wire_lib.sh
 source "$(dirname "$0")/wire_lib.sh"
 
-
 require_cmd ip rdma python3 timeout
-[[ -x $CM_TEST ]] || ktap_skip_all "$CM_TEST not built (make -C selftests)"
-[[ -x $VICTIM ]] || ktap_skip_all "$VICTIM not built (make -C selftests)"
-modinfo iwtcp >/dev/null 2>&1 || ktap_skip_all "module iwtcp not installed"
+need_built "$CM_TEST" "$VICTIM"
 
 out=$(mktemp -d)
 ports_from 8100

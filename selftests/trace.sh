@@ -24,9 +24,7 @@ EVENTS=(iwtcp_cep_state iwtcp_mpa_result iwtcp_rtr iwtcp_qp_state
 	iwtcp_rx_batch)
 
 require_cmd ip rdma rping python3 timeout
-[[ -x $CM_TEST ]] || ktap_skip_all "$CM_TEST not built (make -C selftests)"
-[[ -x $VICTIM ]] || ktap_skip_all "$VICTIM not built (make -C selftests)"
-modinfo iwtcp >/dev/null 2>&1 || ktap_skip_all "module iwtcp not installed"
+need_built "$CM_TEST" "$VICTIM"
 
 tracefs=/sys/kernel/tracing
 if [[ ! -d $tracefs/instances ]]; then

@@ -21,8 +21,7 @@ source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/wire_lib.sh"
 
 require_cmd ip rdma ss python3 timeout
-[[ -x $VICTIM ]] || ktap_skip_all "$VICTIM not built (make -C selftests)"
-modinfo iwtcp >/dev/null 2>&1 || ktap_skip_all "module iwtcp not installed"
+need_built "$VICTIM"
 
 out=$(mktemp -d)
 ports_from 7700

@@ -14,6 +14,17 @@ CM_TEST=${CM_TEST:-$(dirname "$0")/../.cache/bin/cm_test}
 PEER=$(dirname "$0")/mpa_evil.py
 dev=/sys/class/infiniband/iwtcp_b
 
+# need_built PROGRAM...: skip the whole suite unless each selftest
+# program is built and the module is installed.
+need_built() {
+	local p
+
+	for p in "$@"; do
+		[[ -x $p ]] || ktap_skip_all "$p not built (make -C selftests)"
+	done
+	modinfo iwtcp >/dev/null 2>&1 || ktap_skip_all "module iwtcp not installed"
+}
+
 # The victim's MPA settings for the peer's options: crc, markers, p2p
 # (RFC 6581 peer-to-peer; else Rev 1 alone, the order each way being one
 # that the settings' checks allow).
