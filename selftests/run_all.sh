@@ -52,9 +52,11 @@ for t in "${tests[@]}"; do
 	tap=$out/$t.tap
 	[[ $t == unload ]] && kmemleak_scan before-unload
 	echo "# selftest $t"
+	start=$SECONDS
 	timeout "${IWTCP_SUITE_TIMEOUT:-900}" "$dir/$t.sh" >"$tap" 2>"$out/$t.log"
 	rc=$?
 	cat "$tap"
+	echo "# selftest $t: $((SECONDS - start)) s"
 	case $rc in
 	0|4) ;;
 	*)
