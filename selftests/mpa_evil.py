@@ -25,56 +25,24 @@ import struct
 import sys
 import time
 
-M_BIT, C_BIT, R_BIT, S_BIT = 1 << 31, 1 << 30, 1 << 29, 1 << 28
-A_FLAG, WRITE_RTR = 1 << 31, 1 << 15     # RFC 6581 7: A; C, the Write RTR
-WRITE, READ_REQ, READ_RESP, SEND, TERM = 0, 1, 2, 3, 7
+from iwarp_wire import (A_FLAG, C_BIT, C_WRITE_RTR, M_BIT, R_BIT, READ_RESP,
+                        S_BIT, SEND, TERM, WRITE, Stream, ddp_tagged,
+                        ddp_untagged)
+
+WRITE_RTR = C_WRITE_RTR
 IRD = 4                 # the victim's responder_resources
 FILL = b"\xa5"          # what the victim's MR holds
-MARKER_PERIOD = 512
 
 
-def _crc_table():
-    table = []
-    for i in range(256):
-        c = i
-        for _ in range(8):
-            c = (c >> 1) ^ 0x82F63B78 if c & 1 else c >> 1
-        table.append(c)
-    return table
-
-
-_T = _crc_table()
-
-
-def crc32c(data):
-    """RFC 5044 4.4: CRC32c over the FPDU, as sent (inverted)."""
-    crc = 0xFFFFFFFF
-    for b in data:
-        crc = _T[(crc ^ b) & 0xFF] ^ (crc >> 8)
-    return ~crc & 0xFFFFFFFF
-
-
-def ddp_untagged(op, qn, msn, mo=0, last=True):
-    """RFC 5041 4.3: DV 1, RDMAP RV 1 (RFC 5040 4.1), Invalidate STag 0."""
-    ctrl = (1 << 8) | (1 << 6) | op | ((1 << 14) if last else 0)
-    return struct.pack(">HIIII", ctrl, 0, qn, msn, mo)
-
-
-def ddp_tagged(op, stag, to, last=True):
-    """RFC 5041 4.2."""
-    ctrl = (1 << 15) | (1 << 8) | (1 << 6) | op | ((1 << 14) if last else 0)
-    return struct.pack(">HIQ", ctrl, stag, to & (2**64 - 1))
-
-
-class Peer:
+class Peer(Stream):
     def __init__(self, host, port, crc, rcvbuf=0, p2p=False):
-        self.s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         if rcvbuf:
             # before connect: the window scale follows the small buffer
-            self.s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
-        self.s.settimeout(10)
-        self.s.connect((host, port))
-        self.s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
+        s.settimeout(10)
+        s.connect((host, port))
+        super().__init__(s)
         ctrl = C_BIT if crc else 0
         if p2p:
             # RFC 6581 7: Rev 2, S, private data the IRD/ORD word
@@ -85,7 +53,6 @@ class Peer:
             pd = b""
             ctrl |= 1 << 16
         self.s.sendall(b"MPA ID Req Frame" + struct.pack(">I", ctrl) + pd)
-        self.rxbuf = b""
         rep = self.recv_exact(20)
         ctrl = struct.unpack(">I", rep[16:20])[0]
         if rep[:16] != b"MPA ID Rep Frame" or ctrl & R_BIT:
@@ -95,97 +62,10 @@ class Peer:
                     struct.unpack(">I", pd[:4])[0] & (A_FLAG | WRITE_RTR) !=
                     A_FLAG | WRITE_RTR):
             sys.exit("# Reply without A and the Write RTR %r" % (rep + pd))
-        self.crc = bool(ctrl & C_BIT) or crc
+        # the victim inserts no markers: the peer asks for none
         self.markers = bool(ctrl & M_BIT)
-        self.off = 0            # stream offset for markers
-        self.send_msn = 1
-        self.rr_msn = 1
+        self.start(bool(ctrl & C_BIT) or crc, self.markers, False)
         print("# start-up done crc %d markers %d" % (self.crc, self.markers))
-
-    def recv_exact(self, n):
-        while len(self.rxbuf) < n:
-            c = self.s.recv(1 << 16)
-            if not c:
-                raise EOFError
-            self.rxbuf += c
-        b, self.rxbuf = self.rxbuf[:n], self.rxbuf[n:]
-        return b
-
-    def fpdu(self, ulpdu, badcrc=False, badmarker=False):
-        """Wire octets of one FPDU (RFC 5044 4): ULPDU_Length, ULPDU, pad,
-        markers every 512 octets of the stream, CRC."""
-        content = struct.pack(">H", len(ulpdu) & 0xFFFF) + ulpdu
-        content += b"\0" * (-len(content) % 4)
-        start, hdr, wire = self.off, None, bytearray()
-        pos = 0
-        while True:
-            if self.markers and self.off % MARKER_PERIOD == 0:
-                ptr = 0 if hdr is None else self.off - hdr
-                if badmarker and hdr is not None:
-                    ptr ^= 0x40
-                wire += struct.pack(">HH", 0, ptr & 0xFFFF)
-                self.off += 4
-            if hdr is None:
-                hdr = self.off
-            if pos == len(content):
-                break
-            n = min(len(content) - pos,
-                    MARKER_PERIOD - self.off % MARKER_PERIOD)
-            wire += content[pos:pos + n]
-            pos += n
-            self.off += n
-        crc = crc32c(wire) if self.crc else 0
-        wire += struct.pack("<I", crc ^ (1 if badcrc else 0))
-        self.off += 4
-        assert self.off - start == len(wire)
-        return bytes(wire)
-
-    def send_msg(self, data, mo=0, msn=None, qn=0, last=True):
-        msn = self.send_msn if msn is None else msn
-        if last and qn == 0:
-            self.send_msn += 1
-        return self.fpdu(ddp_untagged(SEND, qn, msn, mo, last) + data)
-
-    def write(self, stag, to, data):
-        return self.fpdu(ddp_tagged(WRITE, stag, to) + data)
-
-    def read_req(self, sink_stag, sink_to, size, src_stag, src_to, msn=None):
-        """RFC 5040 4.4, on queue 1."""
-        msn = self.rr_msn if msn is None else msn
-        self.rr_msn += 1
-        return self.fpdu(ddp_untagged(READ_REQ, 1, msn) +
-                         struct.pack(">IQIIQ", sink_stag, sink_to, size,
-                                     src_stag, src_to & (2**64 - 1)))
-
-    def next_fpdu(self, timeout):
-        """One FPDU of the victim (no markers: the peer asks for none):
-        (kind, value), or ("EOF"|"RST"|"TIMEOUT", None)."""
-        self.s.settimeout(max(timeout, 0.01))
-        try:
-            hdr = self.recv_exact(2)
-            ulen = struct.unpack(">H", hdr)[0]
-            rest = self.recv_exact(ulen + (-(2 + ulen) % 4) + 4)
-        except socket.timeout:
-            return ("TIMEOUT", None)
-        except EOFError:
-            return ("EOF", None)
-        except ConnectionResetError:
-            return ("RST", None)
-        if self.crc and crc32c(hdr + rest[:-4]) != \
-                struct.unpack("<I", rest[-4:])[0]:
-            print("# victim FPDU with a bad CRC")
-        u = rest[:ulen]
-        ctrl = struct.unpack(">H", u[:2])[0]
-        op = ctrl & 0xF
-        if ctrl & 0x8000:
-            stag, to = struct.unpack(">IQ", u[2:14])
-            return ("READ_RESP" if op == READ_RESP else "WRITE",
-                    (stag, to, u[14:]))
-        if op == TERM:
-            t = struct.unpack(">I", u[18:22])[0]
-            return ("TERM", "layer %d etype %d ecode %#x hdrctl %#x" % (
-                t >> 28, (t >> 24) & 0xF, (t >> 16) & 0xFF, t & 0xFFFF))
-        return ("SEND" if op == SEND else "OP%d" % op, u[18:])
 
     def expect_info(self):
         k, v = self.next_fpdu(20)
