@@ -561,25 +561,26 @@ add_case() {
 # Reply; rev, M, C, R, S (RFC 6581 enhanced), A (peer-to-peer), rtr (the
 # RTR flags B Send, C Write, D Read), ird, ord; crc=1: FPDUs carry a
 # checked CRC; data=1: FPDUs flowed.
-I_REQ="q.rev=2 q.M=0 q.C=1 q.S=1 q.A=1 q.rtr=BCD"	# iwtcp default
+I_REQ="q.rev=2 q.M=0 q.C=1 q.S=1 q.A=1 q.rtr=D"	# iwtcp default
 S_REQ="q.rev=2 q.M=0 q.C=0 q.S=1 q.A=0 q.rtr=-"		# siw stock
 
 data_suite() {
 	local t
 
-	# siw answers iwtcp's offer (Send, Write, Read RTR) with Write; the
-	# RTR is the first FPDU. Below, without RTR, iwtcp's responder waits
-	# for siw's first FPDU (RFC 5044 7.1.2).
+	# siw answers iwtcp's offer (the Read RTR alone) with Read; the RTR
+	# is the first FPDU, answered by a zero-length Read Response. Below,
+	# without RTR, iwtcp's responder waits for siw's first FPDU (RFC 5044
+	# 7.1.2).
 	for t in rping ucmatose ib_send_bw ib_write_bw ib_read_bw ib_send_lat \
 		 ib_write_lat ib_read_lat dp_test; do
 		add_case "iwtcp>siw" stock default "$t" ok \
-			"$I_REQ p.rev=2 p.M=0 p.C=1 p.R=0 p.S=1 p.A=1 p.rtr=C crc=1 data=1 first=initiator"
+			"$I_REQ p.rev=2 p.M=0 p.C=1 p.R=0 p.S=1 p.A=1 p.rtr=D crc=1 data=1 first=initiator"
 	done
 	# perftest's server closes its first listener and listens again for
 	# the data QP; its client may come in between: not refused
 	# (no_refusals), it connects a second later.
 	add_case "iwtcp>siw" stock default ib_read_lat:late ok \
-		"$I_REQ p.rev=2 p.M=0 p.C=1 p.R=0 p.S=1 p.A=1 p.rtr=C crc=1 data=1 first=initiator"
+		"$I_REQ p.rev=2 p.M=0 p.C=1 p.R=0 p.S=1 p.A=1 p.rtr=D crc=1 data=1 first=initiator"
 	# siw's stock initiator uses no peer-to-peer model: no RTR.
 	for t in rping ib_send_bw ib_write_bw ib_read_bw ib_send_lat \
 		 ib_read_lat dp_test; do
@@ -666,10 +667,10 @@ ird_ord_cases() {
 }
 
 rtr_cases() {
-	# iwtcp offers only the Read RTR: siw answers it with a zero-length
-	# Read Response.
-	add_case "iwtcp>siw" stock "rtr=read" rping ok \
-		"q.A=1 q.rtr=D p.A=1 p.rtr=D data=1"
+	# iwtcp offers only the Write RTR (the default offers Read): siw
+	# answers Write.
+	add_case "iwtcp>siw" stock "rtr=write" rping ok \
+		"q.A=1 q.rtr=C p.A=1 p.rtr=C data=1"
 	# Only with INTEROP_SIW_CRASH=1 (and last, see the end): iwtcp
 	# offering only the Send RTR. siw answers Write, iwtcp ends the
 	# start-up with TERM 0x07 (RFC 6581 9.2), and the siw guest's kernel
@@ -719,7 +720,7 @@ marker_cases() {
 # like the tools', then (rpc=1) their Sends as RPC-over-RDMA headers.
 nfs_cases() {
 	add_case "iwtcp>siw" stock default nfs ok \
-		"$I_REQ p.rev=2 p.M=0 p.C=1 p.R=0 p.S=1 p.A=1 p.rtr=C crc=1 data=1 first=initiator rpc=1"
+		"$I_REQ p.rev=2 p.M=0 p.C=1 p.R=0 p.S=1 p.A=1 p.rtr=D crc=1 data=1 first=initiator rpc=1"
 	add_case "siw>iwtcp" stock default nfs ok \
 		"$S_REQ p.rev=2 p.M=0 p.C=1 p.R=0 p.S=1 p.A=0 p.rtr=- crc=1 data=1 first=initiator rpc=1"
 }
@@ -728,10 +729,11 @@ nfs_cases() {
 # target, nvme-rdma host), in both directions (see nvme_run); its
 # connections (discovery, then an admin and two I/O queues per connect)
 # on the case's port too. The host asks ORD 0 (only the target reads and
-# writes the host's memory), the target answers IRD 0.
+# writes the host's memory), which iwtcp's Request sends as 1 for its Read
+# RTR (RFC 6581 9.1); siw's target raises its IRD 0 to that 1.
 nvme_cases() {
 	add_case "iwtcp>siw" stock default nvme ok \
-		"$I_REQ q.ord=0 p.rev=2 p.M=0 p.C=1 p.R=0 p.S=1 p.A=1 p.rtr=C p.ird=0 crc=1 data=1 first=initiator"
+		"$I_REQ q.ord=1 p.rev=2 p.M=0 p.C=1 p.R=0 p.S=1 p.A=1 p.rtr=D p.ird=1 crc=1 data=1 first=initiator"
 	add_case "siw>iwtcp" stock default nvme ok \
 		"$S_REQ q.ord=0 p.rev=2 p.M=0 p.C=1 p.R=0 p.S=1 p.A=0 p.rtr=- p.ird=0 crc=1 data=1 first=initiator"
 }
@@ -741,7 +743,7 @@ nvme_cases() {
 # connection on the case's port.
 iser_cases() {
 	add_case "iwtcp>siw" stock default iser ok \
-		"$I_REQ p.rev=2 p.M=0 p.C=1 p.R=0 p.S=1 p.A=1 p.rtr=C crc=1 data=1 first=initiator"
+		"$I_REQ p.rev=2 p.M=0 p.C=1 p.R=0 p.S=1 p.A=1 p.rtr=D crc=1 data=1 first=initiator"
 	add_case "siw>iwtcp" stock default iser ok \
 		"$S_REQ p.rev=2 p.M=0 p.C=1 p.R=0 p.S=1 p.A=0 p.rtr=- crc=1 data=1 first=initiator"
 }

@@ -14,7 +14,7 @@ out=${1:?usage: run_all.sh OUT [TEST...]}
 shift
 dir=$(cd "$(dirname "$0")" && pwd)
 tests=("$@")
-((${#tests[@]})) || tests=(link settings verbs kverbs cm data nic_pair capture kdata nfs wire trace restrack counters fuzz coexist unload)
+((${#tests[@]})) || tests=(link settings verbs kverbs cm data nic_pair capture kdata nfs wire hwpeer trace restrack counters fuzz coexist unload)
 
 # Every object iwtcp creates logs a "created" and a "destroyed" line.
 echo "options iwtcp dyndbg=+p" >/etc/modprobe.d/iwtcp-selftest.conf

@@ -476,8 +476,11 @@ static const struct nego_vec vecs[] = {
 	  .markers = REQ), RSP(.revision = 1, .enhanced = false), V1OK(1),
 	  .m_r2i = true },
 	/* peer-to-peer and RTR, RFC 6581 9.2 */
-	{ "p2p all/all: Write", INI(.p2p = true), RSP(), OK16, .p2p = true,
-	  .i_rtr = W, .r_rtr = W | R | S },
+	{ "p2p all/all: Read offered alone", INI(.p2p = true), RSP(), OK16,
+	  .p2p = true, .i_rtr = R, .r_rtr = R },
+	{ "p2p write only (iw_cxgb4 p2p_type 0)", INI(.p2p = true,
+	  .rtr_types = W), RSP(.rtr_types = W), OK16, .p2p = true,
+	  .i_rtr = W, .r_rtr = W },
 	{ "p2p read only, ORD 0: responder IRD 1",
 	  INI(.p2p = true, .rtr_types = R, .ord = 0), RSP(), OK16,
 	  .p2p = true, .i_rtr = R, .r_rtr = R, .rep_ird = 1, .r_ird = 1,
@@ -486,17 +489,20 @@ static const struct nego_vec vecs[] = {
 	  INI(.p2p = true, .rtr_types = R, .ord = 0),
 	  RSP(.rtr_types = R, .ird = 0), OK16, .rep_ird = 1, .r_ird = 1,
 	  .p2p = true, .i_rtr = R, .r_rtr = R, .i_ord = 0 },
-	{ "p2p all, responder IRD 0: IRD 1, Write preferred",
+	{ "p2p all, responder IRD 0: IRD 1 for the Read RTR",
 	  INI(.p2p = true, .ord = 0), RSP(.ird = 0), OK16, .rep_ird = 1,
-	  .r_ird = 1, .p2p = true, .i_rtr = W, .r_rtr = W | R | S,
-	  .i_ord = 0 },
+	  .r_ird = 1, .p2p = true, .i_rtr = R, .r_rtr = R, .i_ord = 0 },
 	{ "p2p read only, responder offers send: TERM 7",
 	  INI(.p2p = true, .rtr_types = R, .ord = 0),
 	  RSP(.rtr_types = S, .ird = 0), OK16, .rep_ird = 0, .r_ird = 0,
 	  .p2p = true, .r_rtr = S, .i_ret = -ENOPROTOOPT,
 	  .i_term = IWTCP_TERM_MPA_NO_RTR },
-	{ "p2p send+write vs send+read: Send",
+	{ "p2p send+write offers Write; send+read responder: TERM 7",
 	  INI(.p2p = true, .rtr_types = S | W), RSP(.rtr_types = S | R),
+	  OK16, .p2p = true, .r_rtr = S | R, .i_ret = -ENOPROTOOPT,
+	  .i_term = IWTCP_TERM_MPA_NO_RTR },
+	{ "p2p send vs send+read: Send",
+	  INI(.p2p = true, .rtr_types = S), RSP(.rtr_types = S | R),
 	  OK16, .p2p = true, .i_rtr = S, .r_rtr = S },
 	{ "p2p no common RTR: responder offers its own, TERM 7",
 	  INI(.p2p = true, .rtr_types = S), RSP(.rtr_types = W | R), OK16,
@@ -613,8 +619,8 @@ static void run_vec(const struct nego_vec *v)
 	if (rrep.enhanced) {
 		assert_int_equal(ires.peer_ird, v->rep_ird);
 		assert_int_equal(ires.peer_ord, v->rep_ord);
-		assert_int_equal(rres.peer_ird, v->ini.ird);
-		assert_int_equal(rres.peer_ord, v->ini.ord);
+		assert_int_equal(rres.peer_ird, req.ird);
+		assert_int_equal(rres.peer_ord, req.ord);
 	}
 	if (!ret)
 		check_result(v, &ires, true);
@@ -632,6 +638,49 @@ static void test_negotiation_vectors(void **state)
 	(void)state;
 	for (i = 0; i < ARRAY_SIZE(vecs); i++)
 		run_vec(&vecs[i]);
+}
+
+/*
+ * RFC 6581 9.2: the Request offers one RTR type, Read first; with Read an
+ * ORD of 0 goes out as 1 (9.1), as iw_cxgb4 and irdma send it.
+ */
+static void test_request_offer(void **state)
+{
+	static const struct {
+		u8 types, ord, rtr, word_ord;
+	} v[] = {
+		{ IWTCP_MPA_RTR_ALL, 0, IWTCP_MPA_RTR_READ, 1 },
+		{ IWTCP_MPA_RTR_ALL, 7, IWTCP_MPA_RTR_READ, 7 },
+		{ IWTCP_MPA_RTR_WRITE | IWTCP_MPA_RTR_SEND, 0,
+		  IWTCP_MPA_RTR_WRITE, 0 },
+		{ IWTCP_MPA_RTR_SEND, 0, IWTCP_MPA_RTR_SEND, 0 },
+		{ IWTCP_MPA_RTR_READ | IWTCP_MPA_RTR_SEND, 3,
+		  IWTCP_MPA_RTR_READ, 3 },
+	};
+	struct iwtcp_mpa_settings s = S_DEFAULT;
+	struct iwtcp_mpa_frame req;
+	unsigned int i;
+
+	(void)state;
+	s.p2p = true;
+	for (i = 0; i < ARRAY_SIZE(v); i++) {
+		s.rtr_types = v[i].types;
+		s.ord = v[i].ord;
+		assert_int_equal(iwtcp_mpa_init_request(&s, &req), 0);
+		assert_int_equal(req.rtr, v[i].rtr);
+		assert_int_equal(req.ord, v[i].word_ord);
+	}
+	/* 0x3FFF: no negotiation, sent as it is */
+	s.rtr_types = IWTCP_MPA_RTR_ALL;
+	s.ord = IWTCP_MPA_IRD_ORD_MAX;
+	assert_int_equal(iwtcp_mpa_init_request(&s, &req), 0);
+	assert_int_equal(req.ord, IWTCP_MPA_IRD_ORD_MAX);
+	/* client-server: no RTR, the ORD as it is */
+	s.p2p = false;
+	s.ord = 0;
+	assert_int_equal(iwtcp_mpa_init_request(&s, &req), 0);
+	assert_int_equal(req.rtr, 0);
+	assert_int_equal(req.ord, 0);
 }
 
 /* Initiator against hand-made Replies from non-compliant responders */
@@ -658,9 +707,14 @@ static void test_bad_replies(void **state)
 	rep.p2p = true;
 	rep.rtr = 0;
 	assert_int_equal(iwtcp_mpa_negotiate_reply(&s, &rep, &res), -ENOPROTOOPT);
-	rep.rtr = IWTCP_MPA_RTR_SEND;
+	/* a type we did not offer (we offer Read alone): TERM 7 */
+	rep.rtr = IWTCP_MPA_RTR_SEND | IWTCP_MPA_RTR_WRITE;
+	assert_int_equal(iwtcp_mpa_negotiate_reply(&s, &rep, &res), -ENOPROTOOPT);
+	assert_int_equal(res.term, IWTCP_TERM_MPA_NO_RTR);
+	/* a Reply naming several: the one offered */
+	rep.rtr = IWTCP_MPA_RTR_ALL;
 	assert_int_equal(iwtcp_mpa_negotiate_reply(&s, &rep, &res), 0);
-	assert_int_equal(res.rtr, IWTCP_MPA_RTR_SEND);
+	assert_int_equal(res.rtr, IWTCP_MPA_RTR_READ);
 	/* RFC 6581 9.1: responder ORD above our IRD, even relaxed: TERM 6 */
 	rep.ord = 17;
 	assert_int_equal(iwtcp_mpa_negotiate_reply(&s, &rep, &res), -ENOBUFS);
@@ -720,6 +774,7 @@ int main(void)
 		cmocka_unit_test(test_build_errors),
 		cmocka_unit_test(test_settings_check),
 		cmocka_unit_test(test_rtr_of_opcode),
+		cmocka_unit_test(test_request_offer),
 		cmocka_unit_test(test_negotiation_vectors),
 		cmocka_unit_test(test_bad_replies),
 	};

@@ -279,6 +279,23 @@ int iwtcp_mpa_settings_check(const struct iwtcp_mpa_settings *s)
 	return 0;
 }
 
+/*
+ * RFC 6581 9.2 lets an initiator offer several RTR types; iwtcp offers one,
+ * Read unless the settings leave it out. iw_cxgb4's responder expects
+ * Write whenever the Request offers it, yet its Reply names its own type
+ * (Read by default): an initiator that follows the Reply sends an RTR the
+ * Chelsio firmware was not told to expect. iw_cxgb4 and irdma take Read,
+ * and so do siw and iwtcp. Documentation/infiniband/iwtcp-interop.rst.
+ */
+static u8 init_offer(u8 rtr_types)
+{
+	if (rtr_types & IWTCP_MPA_RTR_READ)
+		return IWTCP_MPA_RTR_READ;
+	if (rtr_types & IWTCP_MPA_RTR_WRITE)
+		return IWTCP_MPA_RTR_WRITE;
+	return rtr_types & IWTCP_MPA_RTR_SEND;
+}
+
 /**
  * iwtcp_mpa_init_request() - fill the MPA Request an initiator sends
  * @s: local settings
@@ -286,8 +303,10 @@ int iwtcp_mpa_settings_check(const struct iwtcp_mpa_settings *s)
  *
  * M is set only for IWTCP_MPA_REQUIRED markers, C unless CRC is
  * IWTCP_MPA_OFF (RFC 5044 7.1.1). With @s->enhanced the word carries the
- * local IRD and ORD, and with @s->p2p flag A and the RTR types the
- * initiator can send (RFC 6581 9.3).
+ * local IRD and ORD, and with @s->p2p flag A and one RTR type: the first
+ * of Read, Write and Send in @s->rtr_types (RFC 6581 9.2; init_offer()
+ * says why one). With the Read RTR an ORD of 0 goes out as 1, the Read
+ * the RTR itself is (RFC 6581 9.1); the local ORD stays @s->ord.
  *
  * Context: Any context.
  * Return: 0, or -EINVAL for invalid settings (iwtcp_mpa_settings_check()).
@@ -307,9 +326,12 @@ int iwtcp_mpa_init_request(const struct iwtcp_mpa_settings *s,
 	req->large = s->large_fpdu;
 	if (s->enhanced) {
 		req->p2p = s->p2p;
-		req->rtr = s->p2p ? s->rtr_types : 0;
+		req->rtr = s->p2p ? init_offer(s->rtr_types) : 0;
 		req->ird = s->ird;
 		req->ord = s->ord;
+		/* iw_cxgb4 and irdma do the same; siw then raises its IRD */
+		if ((req->rtr & IWTCP_MPA_RTR_READ) && !req->ord)
+			req->ord = 1;
 	}
 	return 0;
 }
@@ -485,19 +507,14 @@ static int init_ird_ord(const struct iwtcp_mpa_settings *s,
 }
 
 /*
- * RFC 6581 9.2: A must match; pick one RTR type both sides support.
- * Preference: Write (no receive buffer, no completion at the responder),
- * then Read (needs a responder IRD), then Send (uses a receive buffer).
+ * RFC 6581 9.2: A must match, and the Reply must name the one RTR type we
+ * offered (init_offer()); a Read RTR needs a responder IRD (9.1).
  */
 static int init_rtr(const struct iwtcp_mpa_frame *req,
 		    const struct iwtcp_mpa_frame *rep,
 		    struct iwtcp_mpa_result *res)
 {
-	static const u8 pref[] = {
-		IWTCP_MPA_RTR_WRITE, IWTCP_MPA_RTR_READ, IWTCP_MPA_RTR_SEND,
-	};
 	u8 common = req->rtr & rep->rtr;
-	unsigned int i;
 
 	if (rep->p2p != req->p2p)
 		goto no_rtr;
@@ -505,12 +522,10 @@ static int init_rtr(const struct iwtcp_mpa_frame *req,
 		return 0;
 	if (!rep->ird)
 		common &= ~IWTCP_MPA_RTR_READ;
-	for (i = 0; i < ARRAY_SIZE(pref); i++) {
-		if (common & pref[i]) {
-			res->p2p = true;
-			res->rtr = pref[i];
-			return 0;
-		}
+	if (common) {
+		res->p2p = true;
+		res->rtr = common;
+		return 0;
 	}
 no_rtr:
 	res->term = IWTCP_TERM_MPA_NO_RTR;

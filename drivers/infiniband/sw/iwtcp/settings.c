@@ -35,7 +35,9 @@
  * (RFC 5044 4.3); "required" also asks the peer (M=1); "off" refuses a
  * peer that asks, which RFC 5044 does not allow: it exists for peers
  * that break on markers. mpa_rtr lists the RTR types (RFC 6581 9.2) the
- * device offers as initiator and accepts as responder. mpa_large_fpdu
+ * device accepts as responder; as initiator it offers one of them, the
+ * first of read, write and send (read by default: the one type iw_cxgb4,
+ * irdma, siw and iwtcp all take; mpa.c, init_offer()). mpa_large_fpdu
  * sets the G bit the kernel's siw uses (MPA_RR_FLAG_GSO_EXP, a reserved
  * bit of RFC 5044 7.1.1): this side takes FPDUs larger than the MSS, and
  * sends FPDUs of up to 32 KiB when the peer's frame has G too, letting
