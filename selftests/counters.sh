@@ -5,7 +5,8 @@
 # link DEV/1): every case takes a snapshot of both devices' counters,
 # does one thing between iwtcp_a (ns1) and iwtcp_b (ns2), and checks the
 # exact change of every cm_*, mpa_* and TERM counter: those it expects
-# grew by exactly what it did, all others stayed. Runs in the guest;
+# grew by exactly what it did, all others stayed. qp_counter checks the
+# per-QP counters of the RDMA core's counter interface. Runs in the guest;
 # topology: lib.sh's two hosts.
 
 # shellcheck disable=SC2317 # the cases are called through ktap_run
@@ -164,8 +165,63 @@ peer_term() {
 	defaults
 }
 
+# qpc_sum KEY: KEY's value in the RDMA core counters of iwtcp_b/1 (rdma
+# -j statistic qp show), summed over them.
+qpc_sum() {
+	rdma -j statistic qp show link iwtcp_b/1 | python3 -c '
+import json, sys
+def walk(o):
+    if isinstance(o, dict):
+        return sum(v if k == sys.argv[1] and isinstance(v, int) else walk(v)
+                   for k, v in o.items())
+    return sum(walk(v) for v in o) if isinstance(o, list) else 0
+print(walk(json.load(sys.stdin)))' "$1"
+}
+
+no_qp_counter() { [[ -z $(rdma statistic qp show link iwtcp_b/1) ]]; }
+
+# The RDMA core's counter interface, auto mode: the victim's QP binds at
+# INIT and its data path counts in the counter, exactly the raw peer's
+# 40 FPDUs ("many": Send, 10 Writes, 8 Sends, 20 empty Writes, a Read
+# Request; a Rev 1 start-up sends no RTR). The port counters count them
+# once, while bound and after the counter is gone (the core keeps a
+# released counter's values).
+qp_counter() {
+	local rx0 tx0 vpid ppid n tx rc=0
+
+	rdma statistic qp set link iwtcp_b/1 auto type on
+	rx0=$(counter b rx_fpdus)
+	tx0=$(counter b tx_fpdus)
+	victim_settings
+	next_port
+	timeout 60 ip netns exec "$ns2" "$VICTIM" 192.0.2.2 "$port" 40 \
+		>"$out/qpc.victim" 2>&1 &
+	vpid=$!
+	wait_listen
+	timeout 60 ip netns exec "$ns1" python3 "$PEER" 192.0.2.2 "$port" \
+		many hold=4 >"$out/qpc.peer" 2>&1 &
+	ppid=$!
+	wait_for 30 grep -q '^READ MATCH' "$out/qpc.peer" || rc=1
+	n=$(qpc_sum rx_fpdus)
+	tx=$(qpc_sum tx_fpdus)
+	rdma statistic qp show link iwtcp_b/1 | sed 's/^/# /' >&2
+	((n == 40)) || { echo "# counter rx_fpdus $n, expected 40" >&2; rc=1; }
+	(($(counter b rx_fpdus) - rx0 == 40)) ||
+		{ echo "# port rx_fpdus +$(($(counter b rx_fpdus) - rx0)) while bound" >&2; rc=1; }
+	(($(counter b tx_fpdus) - tx0 == tx && tx >= 2)) ||
+		{ echo "# port tx_fpdus +$(($(counter b tx_fpdus) - tx0)), counter $tx" >&2; rc=1; }
+	wait "$ppid" || rc=1
+	wait "$vpid" || rc=1
+	wait_for 10 no_qp_counter ||
+		{ echo "# a counter outlived its QP" >&2; rc=1; }
+	(($(counter b rx_fpdus) - rx0 == 40)) ||
+		{ echo "# port rx_fpdus +$(($(counter b rx_fpdus) - rx0)) after" >&2; rc=1; }
+	rdma statistic qp set link iwtcp_b/1 auto off
+	return "$rc"
+}
+
 tests=(connects reject insufficient_ird no_common_rtr timeout_initiator
-	ddp_term peer_term)
+	ddp_term peer_term qp_counter)
 
 ktap_plan "${#tests[@]}"
 setup_two_hosts

@@ -3,7 +3,7 @@
 """A malicious raw iWARP peer for wire.sh: an MPA Rev 1 initiator (RFC 5044,
 no RTR) with its own FPDU encoder, markers and CRC32c.
 
-  mpa_evil.py HOST PORT CASE [crc] [markers] [p2p] [stall=S]
+  mpa_evil.py HOST PORT CASE [crc] [markers] [p2p] [stall=S] [hold=S]
 
 With "p2p" the peer starts up as an RFC 6581 peer-to-peer initiator
 instead (Rev 2, S, A, the Write RTR offered alone, IRD/ORD 4/4); the
@@ -18,7 +18,8 @@ back: "TERM layer L etype E ecode C hdrctl H" for each Terminate, "READ
 MATCH" or "READ MISMATCH" for the cases that read data back, and last
 "RESULT K..." with the kinds received in order (TERM, SEND, READ_RESP,
 WRITE; EOF or RST last), runs of one kind given once. Other lines start
-with "#". Exit status 0 unless the start-up failed.
+with "#". "hold=S": "many" waits S seconds before it closes. Exit status
+0 unless the start-up failed.
 """
 import socket
 import struct
@@ -174,7 +175,7 @@ def bad_rtrs(p):
     }
 
 
-def run(p, case, stall):
+def run(p, case, stall, hold):
     if case == "split1":
         # a Send cut into 1-octet TCP segments
         send_split(p, p.send_msg(b"second send, split"), 1, 0.002)
@@ -189,6 +190,7 @@ def run(p, case, stall):
         buf += p.read_req(0x1234, 0x5000, 3000, p.rkey, p.addr + 4000)
         p.s.sendall(buf)
         p.read_back(pat, 0x1234, 0x5000)
+        time.sleep(hold)
         p.close()
     elif case == "bigsplit":
         # a 60000-octet Write in 16-octet TCP segments, read back
@@ -235,6 +237,8 @@ def main():
     opts = sys.argv[4:]
     stall = [float(o[6:]) for o in opts if o.startswith("stall=")]
     stall = stall[0] if stall else 1.0
+    hold = [float(o[5:]) for o in opts if o.startswith("hold=")]
+    hold = hold[0] if hold else 0.0
     windowed = case.startswith("readreq_ird") or case == "read_stall"
     p = Peer(host, port, "crc" in opts, 4096 if windowed else 0,
              "p2p" in opts)
@@ -250,7 +254,7 @@ def main():
     else:
         p.s.sendall(hello)
     p.expect_info()
-    run(p, case, stall)
+    run(p, case, stall, hold)
 
 
 if __name__ == "__main__":

@@ -642,7 +642,7 @@ static void cep_send_term(struct iwtcp_cep *cep, u8 ecode)
 	len = iwtcp_rdmap_build_term(&term, IWTCP_DDP_MSN_INIT, ulpdu,
 				     sizeof(ulpdu));
 	if (len > 0 && cep->sock && !cep_send_fpdu(cep, ulpdu, len)) {
-		iwtcp_stat_term(cep->dev, true, &term);
+		iwtcp_stat_term(cep->dev, NULL, true, &term);
 		trace_iwtcp_term_tx(&cep->dev->base_dev, cep_qpn(cep), cep->id,
 				    &term);
 	}
@@ -1245,7 +1245,7 @@ static int cep_parse_fpdu(struct iwtcp_cep *cep, void *ulpdu, u32 size,
 		iwtcp_stat_add(cep->dev, IWTCP_STAT_RX_OCTETS, rv);
 	} else if (rv < 0) {
 		cause.ecode = cep_fpdu_term(rv);
-		iwtcp_stat_mpa_error(cep->dev, cause.ecode);
+		iwtcp_stat_mpa_error(cep->dev, NULL, cause.ecode);
 		/* its length field follows the stream's first marker */
 		trace_iwtcp_fpdu_rx_error(&cep->dev->base_dev, cep_qpn(cep), 0,
 					  cep->rx_len >= hdr + 2 ?
@@ -1262,7 +1262,7 @@ static bool cep_log_term(struct iwtcp_cep *cep, const void *ulpdu, u32 len)
 
 	if (iwtcp_rdmap_parse_term(ulpdu, len, &term))
 		return false;
-	iwtcp_stat_term(cep->dev, false, &term);
+	iwtcp_stat_term(cep->dev, NULL, false, &term);
 	trace_iwtcp_term_rx(&cep->dev->base_dev, cep_qpn(cep), cep->id, &term);
 	ibdev_info_ratelimited(&cep->dev->base_dev,
 			       "peer ended the MPA start-up with TERM layer %u type %u code %#x\n",

@@ -153,6 +153,18 @@ struct iwtcp_stats {
 };
 
 /**
+ * struct iwtcp_counter - the slots of one RDMA core counter (stats.c)
+ * @stats: per-CPU slots; the QPs bound to the counter count here, not
+ *	in their device's
+ *
+ * Allocated at the counter's first bind, freed by counter_dealloc after
+ * an RCU grace period: the data path reads a QP's @counter under RCU.
+ */
+struct iwtcp_counter {
+	struct iwtcp_stats __percpu *stats;
+};
+
+/**
  * struct iwtcp_device - one RDMA device bound to one netdev
  * @base_dev: RDMA core device; ib_dealloc_device() frees this struct
  * @mac_lock: serialises @mac
@@ -170,6 +182,7 @@ struct iwtcp_stats {
  * @settings: MPA start-up choices of new connections (settings.c)
  * @stats: the counters, per CPU, from iwtcp_stats_init() until
  *	dealloc_driver (stats.c)
+ * @counters: RDMA core counter id -> &struct iwtcp_counter (stats.c)
  * @registrar: the task in ib_register_device() for this device, else
  *	NULL; rdma_cm extends its wildcard listeners from it (cm.c)
  * @list: on main.c's iwtcp_devices, which holds a device reference,
@@ -200,6 +213,7 @@ struct iwtcp_device {
 	struct mutex settings_lock;
 	struct iwtcp_mpa_settings settings;
 	struct iwtcp_stats __percpu *stats;
+	struct xarray counters;
 	struct task_struct *registrar;
 	struct list_head list;
 	bool dead;
@@ -419,6 +433,9 @@ struct iwtcp_irq_entry {
  * @irq_get: consumer index (transmit)
  * @term: the TERMINATE to send, valid in IWTCP_QP_TERMINATE (set under
  *	@state_lock by whoever moved the QP there)
+ * @counter: the slots of the RDMA core counter the QP is bound to, NULL
+ *	for its device's; set by stats.c under the counter's mutex, read
+ *	under RCU by the data path (iwtcp_qp_stat_add())
  * @term_status: completion status for the oldest outstanding work
  * @tx_hold: nothing may be sent until the first FPDU arrived (RFC 5044
  *	7.1.2 rule 4); cleared by receive (READ_ONCE/WRITE_ONCE)
@@ -468,6 +485,7 @@ struct iwtcp_qp {
 	u32 irq_put;
 	u32 irq_get;
 	struct iwtcp_rdmap_term term;
+	struct iwtcp_counter __rcu *counter;
 	u8 term_status;
 	bool tx_hold;
 };
@@ -528,6 +546,20 @@ static inline void iwtcp_stat_add(struct iwtcp_device *dev,
 				  enum iwtcp_stat i, u64 n)
 {
 	this_cpu_add(dev->stats->v[i], n);
+}
+
+/* Count for @qp: in its bound counter, else in its device (any context). */
+static inline void iwtcp_qp_stat_add(struct iwtcp_qp *qp, enum iwtcp_stat i,
+				     u64 n)
+{
+	struct iwtcp_stats __percpu *s;
+	struct iwtcp_counter *c;
+
+	rcu_read_lock();
+	c = rcu_dereference(qp->counter);
+	s = c ? c->stats : to_iwtcp_dev(qp->base_qp.device)->stats;
+	this_cpu_add(s->v[i], n);
+	rcu_read_unlock();
 }
 
 static inline struct iwtcp_ucontext *

@@ -67,9 +67,11 @@ static void iwtcp_dealloc_driver(struct ib_device *base_dev)
 	mutex_lock(&iwtcp_devices_lock);
 	dev->dead = true;
 	mutex_unlock(&iwtcp_devices_lock);
-	WARN_ON_ONCE(!xa_empty(&dev->qp_xa) || !xa_empty(&dev->mem_xa));
+	WARN_ON_ONCE(!xa_empty(&dev->qp_xa) || !xa_empty(&dev->mem_xa) ||
+		     !xa_empty(&dev->counters));
 	xa_destroy(&dev->qp_xa);
 	xa_destroy(&dev->mem_xa);
+	xa_destroy(&dev->counters);
 	mutex_destroy(&dev->settings_lock);
 	iwtcp_stats_free(dev);
 	ibdev_dbg(base_dev, "device freed\n");
@@ -85,6 +87,11 @@ static const struct ib_device_ops iwtcp_device_ops = {
 	.alloc_mr = iwtcp_alloc_mr,
 	.alloc_pd = iwtcp_alloc_pd,
 	.alloc_ucontext = iwtcp_alloc_ucontext,
+	.counter_alloc_stats = iwtcp_counter_alloc_stats,
+	.counter_bind_qp = iwtcp_counter_bind_qp,
+	.counter_dealloc = iwtcp_counter_dealloc,
+	.counter_unbind_qp = iwtcp_counter_unbind_qp,
+	.counter_update_stats = iwtcp_counter_update_stats,
 	.create_cq = iwtcp_create_cq,
 	.create_qp = iwtcp_create_qp,
 	.create_srq = iwtcp_create_srq,
@@ -211,6 +218,7 @@ static struct iwtcp_device *iwtcp_device_alloc(struct net_device *netdev)
 	strscpy(base_dev->iw_ifname, netdev->name, sizeof(base_dev->iw_ifname));
 	xa_init_flags(&dev->qp_xa, XA_FLAGS_ALLOC1);
 	xa_init_flags(&dev->mem_xa, XA_FLAGS_ALLOC1);
+	xa_init_flags(&dev->counters, XA_FLAGS_ALLOC1);
 	spin_lock_init(&dev->mac_lock);
 	mutex_init(&dev->settings_lock);
 	ib_set_device_ops(base_dev, &iwtcp_device_ops);

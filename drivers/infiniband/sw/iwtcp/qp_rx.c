@@ -622,9 +622,9 @@ static void rx_terminate(struct rx_fpdu *f)
 	u8 status = SIW_WC_GENERAL_ERR;
 
 	if (iwtcp_rdmap_parse_term(f->hdr, f->ulpdu_len, &t)) {
-		iwtcp_stat_term(to_iwtcp_dev(qp->base_qp.device), false, NULL);
+		iwtcp_stat_term(to_iwtcp_dev(qp->base_qp.device), qp, false, NULL);
 	} else {
-		iwtcp_stat_term(to_iwtcp_dev(qp->base_qp.device), false, &t);
+		iwtcp_stat_term(to_iwtcp_dev(qp->base_qp.device), qp, false, &t);
 		trace_iwtcp_term_rx(qp->base_qp.device, qp->base_qp.qp_num, 0,
 				    &t);
 		ibdev_info_ratelimited(qp->base_qp.device,
@@ -733,8 +733,8 @@ static int rx_fpdu(struct iwtcp_qp *qp, struct sock *sk, struct sk_buff *skb,
 	rv = rx_check_fpdu(&f, &rx->st, &cause);
 	if (rv)
 		goto err;
-	iwtcp_stat_add(dev, IWTCP_STAT_RX_FPDUS, 1);
-	iwtcp_stat_add(dev, IWTCP_STAT_RX_OCTETS, f.layout.wire_len);
+	iwtcp_qp_stat_add(qp, IWTCP_STAT_RX_FPDUS, 1);
+	iwtcp_qp_stat_add(qp, IWTCP_STAT_RX_OCTETS, f.layout.wire_len);
 	if (trace_iwtcp_rx_batch_enabled()) {
 		rx->batch_fpdus++;
 		rx->batch_octets += f.layout.wire_len;
@@ -768,7 +768,7 @@ err_hdr:
 	return -EPROTO;
 err:
 	/* RFC 5044 8: an MPA error */
-	iwtcp_stat_mpa_error(dev, cause.ecode);
+	iwtcp_stat_mpa_error(dev, qp, cause.ecode);
 	rx_error(&f, &cause, false);
 	return -EPROTO;
 }

@@ -536,13 +536,12 @@ static int tx_push(struct iwtcp_qp *qp, bool more)
 		set_bit(IWTCP_TX_AGAIN, &qp->tx_flags);
 	if (rv < 0)
 		return rv;
-	iwtcp_stat_add(qp_dev(qp), IWTCP_STAT_TX_FPDUS, tx->nfpdu);
-	iwtcp_stat_add(qp_dev(qp), IWTCP_STAT_TX_OCTETS, tx->wire_len);
+	iwtcp_qp_stat_add(qp, IWTCP_STAT_TX_FPDUS, tx->nfpdu);
+	iwtcp_qp_stat_add(qp, IWTCP_STAT_TX_OCTETS, tx->wire_len);
 	trace_iwtcp_tx_batch(qp->base_qp.device, qp->base_qp.qp_num, tx->nfpdu,
 			     tx->wire_len);
 	if (tx->atomic)
-		iwtcp_stat_add(qp_dev(qp), IWTCP_STAT_TX_INLINE_FPDUS,
-			       tx->nfpdu);
+		iwtcp_qp_stat_add(qp, IWTCP_STAT_TX_INLINE_FPDUS, tx->nfpdu);
 	return 0;
 }
 
@@ -1057,7 +1056,7 @@ static int tx_build_term(struct iwtcp_qp *qp)
 	rv = tx_fpdu_hdr_only(qp->tx, ulpdu, len);
 	if (rv)
 		return rv;
-	iwtcp_stat_term(qp_dev(qp), true, &term);
+	iwtcp_stat_term(qp_dev(qp), qp, true, &term);
 	trace_iwtcp_term_tx(qp->base_qp.device, qp->base_qp.qp_num, 0, &term);
 	return 0;
 }
