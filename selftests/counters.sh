@@ -146,6 +146,28 @@ c, _ = s.accept(); time.sleep(8)" >"$out/silent" &
 	expect a.cm_connects=1 a.cm_timeouts=1
 }
 
+# RFC 6581 9: a Reject with no TERM after it; the initiator's wait for
+# one ends by its timer, which is no start-up timeout.
+reject_no_term() {
+	local pid
+
+	echo 2 >/sys/module/iwtcp/parameters/mpa_timeout
+	snap
+	next_port
+	ip netns exec "$ns2" python3 "$(dirname "$0")/mpa_peer.py" rejecthold \
+		192.0.2.2 "$port" >"$out/rejecthold" &
+	pid=$!
+	wait_listen
+	timeout 60 ip netns exec "$ns1" "$CM_TEST" client 192.0.2.2 "$port" \
+		rejected >"$out/client" 2>&1 ||
+		{ sed 's/^/# client: /' "$out/client" >&2; return 1; }
+	sleep 3
+	kill "$pid" 2>/dev/null || true
+	wait "$pid" || true
+	defaults
+	expect a.cm_connects=1 a.cm_rejects_received=1
+}
+
 # RFC 5041 7.2: a raw peer's Write to an STag it was never given: the
 # victim's TERM, layer DDP.
 ddp_term() {
@@ -221,7 +243,7 @@ qp_counter() {
 }
 
 tests=(connects reject insufficient_ird no_common_rtr timeout_initiator
-	ddp_term peer_term qp_counter)
+	reject_no_term ddp_term peer_term qp_counter)
 
 ktap_plan "${#tests[@]}"
 setup_two_hosts

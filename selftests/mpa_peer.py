@@ -14,14 +14,18 @@ test how iwtcp copes with peers that go away at the worst moment.
                                  or has S set; answer a revision 1 Request
                                  with a revision 1 Reply, then read until
                                  the initiator closes
+  mpa_peer.py rejecthold HOST PORT
+                                 listen, reject the first Request, send
+                                 no TERM and hold the connection 8 s
 """
 import socket
 import struct
 import sys
+import time
 
 REQ_KEY = b"MPA ID Req Frame"
 REP_KEY = b"MPA ID Rep Frame"
-C_BIT, S_BIT = 1 << 30, 1 << 28
+C_BIT, R_BIT, S_BIT = 1 << 30, 1 << 29, 1 << 28
 A_FLAG, WRITE_RTR = 1 << 31, 1 << 15
 
 
@@ -106,7 +110,24 @@ def unenhanced(host, port):
     print("initiator closed", flush=True)
 
 
+def rejecthold(host, port):
+    """Reject the first Request (R set, RFC 5044 7.1.2), send no TERM and
+    keep the connection open for 8 s: the initiator's wait for a TERM
+    (RFC 6581 9) ends by its timer."""
+    ls = listen(host, port, 1)
+    c, _ = ls.accept()
+    c.settimeout(10)
+    recv_frame(c)
+    rep = frame(REP_KEY, b"go away\0")
+    ctrl = struct.unpack(">I", rep[16:20])[0] | R_BIT
+    c.sendall(rep[:16] + struct.pack(">I", ctrl) + rep[20:])
+    print("rejected, holding", flush=True)
+    time.sleep(8)
+    c.close()
+    ls.close()
+
+
 if __name__ == "__main__":
     {"reqfin": reqfin, "replyclose": replyclose,
-     "unenhanced": unenhanced}[sys.argv[1]](
+     "unenhanced": unenhanced, "rejecthold": rejecthold}[sys.argv[1]](
         sys.argv[2], int(sys.argv[3]))

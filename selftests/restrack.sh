@@ -70,14 +70,14 @@ b_established() {
 # for them (M=1), b ("on") honours that and asks for none. Both QPs,
 # read while the connection is up, must say so, with the addresses each
 # side sees.
-connection() {
-	local spid cpid rc=0 lport
+# held LISTEN-ADDR: cm_test's server on LISTEN-ADDR in ns2 (accept 5 1),
+# its client from ns1 to 192.0.2.2 holding the connection (established 3
+# 2) while both devices' QPs are read into $out/qp.DEV.json.
+held() {
+	local spid cpid rc=0
 
-	echo required >/sys/class/infiniband/iwtcp_a/mpa_crc
-	echo required >/sys/class/infiniband/iwtcp_a/mpa_markers
-	echo write >/sys/class/infiniband/iwtcp_a/mpa_rtr
 	next_port
-	timeout 120 ip netns exec "$ns2" "$CM_TEST" server 192.0.2.2 "$port" \
+	timeout 120 ip netns exec "$ns2" "$CM_TEST" server "$1" "$port" \
 		accept 5 1 >"$out/server" 2>&1 &
 	spid=$!
 	wait_listen
@@ -92,6 +92,23 @@ connection() {
 	wait "$cpid" || rc=1
 	wait "$spid" || rc=1
 	sed 's/^/# client: /' "$out/client" >&2
+	return "$rc"
+}
+
+# lport: iwtcp_a's local port of the connection read by held
+lport() {
+	python3 -c "import json, sys
+print([e for e in json.load(open(sys.argv[1])) if e.get('drv_iw_state') == 'RTS'][0]['drv_local'].split(':')[1])" \
+		"$out/qp.iwtcp_a.json"
+}
+
+connection() {
+	local rc=0 lport
+
+	echo required >/sys/class/infiniband/iwtcp_a/mpa_crc
+	echo required >/sys/class/infiniband/iwtcp_a/mpa_markers
+	echo write >/sys/class/infiniband/iwtcp_a/mpa_rtr
+	held 192.0.2.2 || rc=1
 	defaults
 	((rc == 0))
 	check "$out/qp.iwtcp_a.json" "e.get('iw_state') == 'RTS'" \
@@ -104,9 +121,7 @@ connection() {
 		"e['peer_ird'] == 2" "e['peer_ord'] == 1" \
 		"e['sq_size'] > 0" "e['rq_size'] > 0" \
 		"e['sq_executing'] == 0" "e['ord_used'] == 0"
-	lport=$(python3 -c "import json, sys
-print([e for e in json.load(open(sys.argv[1])) if e.get('drv_iw_state') == 'RTS'][0]['drv_local'].split(':')[1])" \
-		"$out/qp.iwtcp_a.json")
+	lport=$(lport)
 	check "$out/qp.iwtcp_b.json" "e.get('iw_state') == 'RTS'" \
 		"e['cep_state'] == 'ESTABLISHED'" \
 		"e['local'] == '192.0.2.2:$port'" \
@@ -115,6 +130,18 @@ print([e for e in json.load(open(sys.argv[1])) if e.get('drv_iw_state') == 'RTS'
 		"e['markers_tx'] == 1" "e['markers_rx'] == 0" \
 		"e['rtr'] == 'write'" "e['ird'] == 2" "e['ord'] == 1" \
 		"e['peer_ird'] == 3" "e['peer_ord'] == 2"
+}
+
+# A listener on :: (dual-stack) takes an IPv4 client: the child's
+# addresses read as IPv4, as its CM events give them, not ::ffff:a.b.c.d.
+dual_stack() {
+	local lport
+
+	held :: || return 1
+	lport=$(lport)
+	check "$out/qp.iwtcp_b.json" "e['cep_state'] == 'ESTABLISHED'" \
+		"e['local'] == '192.0.2.2:$port'" \
+		"e['remote'] == '192.0.2.1:$lport'"
 }
 
 # A raw peer (mpa_evil.py, revision 1, CRC) reads the victim's 4 MiB MR
@@ -182,7 +209,7 @@ dump_during_churn() {
 	wait_for 10 bash -c "! rdma resource show qp | grep -q 'iwtcp_[ab]/'"
 }
 
-tests=(connection read_in_flight dump_during_churn)
+tests=(connection dual_stack read_in_flight dump_during_churn)
 
 ktap_plan "${#tests[@]}"
 setup_two_hosts

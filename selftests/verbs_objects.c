@@ -204,6 +204,11 @@ static void check_transitions(struct ibv_qp *qp)
 
 		CHECK(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_CUR_STATE) ==
 		      EINVAL, "wrong IBV_QP_CUR_STATE accepted");
+		/* Idle is RESET and INIT both: an IB habit must still work */
+		a.cur_qp_state = IBV_QPS_RESET;
+		CHECK(!ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_CUR_STATE),
+		      "RESET -> INIT with IBV_QP_CUR_STATE: %s",
+		      strerror(errno));
 	}
 	CHECK(!modify_state(qp, IBV_QPS_INIT), "to INIT: %s",
 	      strerror(errno));

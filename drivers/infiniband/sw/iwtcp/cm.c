@@ -1622,8 +1622,10 @@ static void cep_timeout(struct work_struct *work)
 	/* Re-armed while this expiry waited for the lock: it is stale. */
 	if (delayed_work_pending(&cep->timer))
 		goto out;
-	if (cep->state != CEP_ESTABLISHED && cep->state != CEP_CLOSED &&
-	    cep->state != CEP_LISTENING)
+	/* a start-up step that timed out; AWAIT_TERM's end is no failure */
+	if (cep->state == CEP_AWAIT_ACCEPT || cep->state == CEP_CONNECTING ||
+	    cep->state == CEP_AWAIT_REPLY || cep->state == CEP_AWAIT_REQUEST ||
+	    cep->state == CEP_AWAIT_RTR)
 		iwtcp_stat_add(cep->dev, IWTCP_STAT_CM_TIMEOUTS, 1);
 	switch (cep->state) {
 	case CEP_AWAIT_ACCEPT:
@@ -1937,11 +1939,13 @@ static const char *cm_rtr_name(u8 rtr)
 }
 
 /* "address:port" of @sa into @buf, or "" when @len says there is none */
+/* As the CM events give it: a dual-stack child's v4-mapped peer in AF_INET */
 static const char *cm_addr(char *buf, size_t size,
-			   const struct sockaddr_storage *sa, int len)
+			   struct sockaddr_storage *sa, int len)
 {
 	if (len <= 0)
 		return "";
+	cm_addr_unmap_v4(sa);
 	snprintf(buf, size, "%pISpc", sa);
 	return buf;
 }

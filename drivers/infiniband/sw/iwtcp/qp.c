@@ -364,6 +364,18 @@ static enum ib_qp_state qp_ib_state(struct iwtcp_qp *qp)
 	}
 }
 
+/*
+ * IB_QP_CUR_STATE as the caller believes it: the reported state, or in
+ * Idle before RTR either of RESET and INIT (Idle is both; a new QP reports
+ * INIT, as siw does, and callers used to IB pass RESET).
+ */
+static bool qp_cur_ok(struct iwtcp_qp *qp, enum ib_qp_state cur)
+{
+	if (qp->state == IWTCP_QP_IDLE && qp->ib_state != IB_QPS_RTR)
+		return cur == IB_QPS_RESET || cur == IB_QPS_INIT;
+	return cur == qp_ib_state(qp);
+}
+
 /* IB state requested through modify_qp -> the iWARP state it leads to. */
 static int qp_next_state(struct iwtcp_qp *qp, enum ib_qp_state target,
 			 enum iwtcp_qp_state *next)
@@ -444,7 +456,7 @@ static int qp_set_state(struct iwtcp_qp *qp, enum ib_qp_state target,
 
 	spin_lock_irqsave(&qp->state_lock, flags);
 	old = qp->state;
-	rv = cur && *cur != qp_ib_state(qp) ? -EINVAL :
+	rv = cur && !qp_cur_ok(qp, *cur) ? -EINVAL :
 	     qp_next_state(qp, target, &next);
 	if (!rv) {
 		qp_write_state(qp, next, target);
