@@ -146,6 +146,41 @@ c, _ = s.accept(); time.sleep(8)" >"$out/silent" &
 	expect a.cm_connects=1 a.cm_timeouts=1
 }
 
+# term05: how many TERM 0x05 iwtcp_b logged as received in a start-up
+term05() {
+	dmesg | grep -c 'iwtcp_b: peer ended the MPA start-up with TERM layer 2 type 0 code 0x5$' || true
+}
+
+# more_term05 N: more than N of them now
+more_term05() { (($(term05) > $1)); }
+
+# RFC 6581 8, TERM 0x05: iwtcp_b asks for markers (M=1 in its Reply),
+# iwtcp_a's are off: a ends the start-up with TERM layer 2 type 0 code
+# 0x05 in place of the RTR, and b reads that TERM off the wire.
+markers_refused() {
+	local spid n0
+
+	n0=$(term05)
+	echo off >/sys/class/infiniband/iwtcp_a/mpa_markers
+	echo required >/sys/class/infiniband/iwtcp_b/mpa_markers
+	snap
+	next_port
+	timeout 60 ip netns exec "$ns2" "$CM_TEST" server 192.0.2.2 "$port" \
+		>"$out/server" 2>&1 &
+	spid=$!
+	wait_listen
+	timeout 60 ip netns exec "$ns1" "$CM_TEST" client 192.0.2.2 "$port" \
+		unreachable >"$out/client" 2>&1 || true
+	wait_for 10 more_term05 "$n0" ||
+		{ dmesg | tail -n 5 >&2; return 1; }
+	kill "$spid" 2>/dev/null || true
+	wait "$spid" || true
+	defaults
+	expect a.cm_connects=1 a.mpa_catastrophic=1 a.tx_terms=1 \
+	       a.tx_terms_llp=1 b.cm_requests=1 b.cm_accepts=1 b.rx_terms=1 \
+	       b.rx_terms_llp=1
+}
+
 # RFC 6581 9: a Reject with no TERM after it; the initiator's wait for
 # one ends by its timer, which is no start-up timeout.
 reject_no_term() {
@@ -243,7 +278,7 @@ qp_counter() {
 }
 
 tests=(connects reject insufficient_ird no_common_rtr timeout_initiator
-	reject_no_term ddp_term peer_term qp_counter)
+	markers_refused reject_no_term ddp_term peer_term qp_counter)
 
 ktap_plan "${#tests[@]}"
 setup_two_hosts

@@ -174,6 +174,24 @@ dp() {
 
 integrity() { dp integrity; }
 
+# The server receives every Send case of integrity through an SRQ.
+srq() { dp srq; }
+
+# RFC 5040 5.4: a receive CQ armed for solicited completions only.
+solicited() { dp solicited; }
+
+# User-space Send with Invalidate of a user MR (RFC 5040 5.3: not one
+# that may be invalidated remotely): one RDMAP TERM from the server;
+# IBV_WR_LOCAL_INV refused at post time.
+send_inv() {
+	local t0
+
+	t0=$(counter b tx_terms_rdmap)
+	dp send_inv
+	(($(counter b tx_terms_rdmap) == t0 + 1)) ||
+		{ echo "# tx_terms_rdmap +$(($(counter b tx_terms_rdmap) - t0))" >&2; return 1; }
+}
+
 integrity_markers_crc_off() {
 	set_both mpa_markers required
 	set_both mpa_crc off
@@ -387,7 +405,7 @@ tests=(
 	send_bw_all write_bw_all read_bw_all send_lat_all write_lat_all
 	read_lat_all late_listen bw_markers_nocrc read_bw_ord
 	integrity integrity_markers_crc_off integrity_rev1 lossy_link
-	large_fpdu read_ird
+	large_fpdu read_ird srq solicited send_inv
 	bad_rkey bad_bounds bad_access bad_read_access no_recv
 	last_send_after_abort others_keep_running
 )

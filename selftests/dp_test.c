@@ -14,7 +14,13 @@
  * Send without a receive: the connection ends), read_ird (16 Reads back
  * to back above the ORD), last_send (the server destroys its QP and id
  * right after its buffer info completed, without a disconnect: the
- * client must still receive it, then DISCONNECTED). Every wait ends
+ * client must still receive it, then DISCONNECTED), srq (the server
+ * receives through a shared receive queue: every Send case of
+ * integrity), solicited (the server's receive CQ armed for solicited
+ * completions only: a plain Send raises no event, one with IBV_SEND_SOLICITED
+ * does, RFC 5040 5.4), send_inv (IBV_WR_LOCAL_INV fails at post time;
+ * a Send with Invalidate of the server's MR, which a user MR does not
+ * allow (RFC 5040 5.3): the server's QP ends with a TERM). Every wait ends
  * after 30 s. The last line is "dp_test SIDE MODE: ok" (exit 0) or
  * "dp_test SIDE MODE: FAIL why".
  */
@@ -28,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include <linux/types.h>
 #include <rdma/rdma_cma.h>
 
@@ -48,11 +55,13 @@
 #define NREADS 16
 
 enum mode { M_INTEGRITY, M_BAD_RKEY, M_BAD_BOUNDS, M_BAD_ACCESS,
-	    M_BAD_READ_ACCESS, M_NO_RECV, M_READ_IRD, M_LAST_SEND, M_COUNT };
+	    M_BAD_READ_ACCESS, M_NO_RECV, M_READ_IRD, M_LAST_SEND, M_SRQ,
+	    M_SOLICITED, M_SEND_INV, M_COUNT };
 
 static const char * const mode_name[M_COUNT] = {
 	"integrity", "bad_rkey", "bad_bounds", "bad_access",
-	"bad_read_access", "no_recv", "read_ird", "last_send",
+	"bad_read_access", "no_recv", "read_ird", "last_send", "srq",
+	"solicited", "send_inv",
 };
 
 enum op { OP_HELLO = 1, OP_INFO, OP_CHECK_WRITE, OP_FILL, OP_PREP_SEND, OP_REPLY,
@@ -83,6 +92,7 @@ static struct {
 	struct ibv_comp_channel *cch;
 	struct ibv_cq *scq;
 	struct ibv_cq *rcq;
+	struct ibv_srq *srq;	/* srq mode, server: its receives go here */
 	__u8 *big;
 	struct ibv_mr *big_mr;
 	struct ibv_mr *msg_mr;
@@ -258,6 +268,18 @@ static int setup_res(struct rdma_cm_id *id, int access, __u8 guard)
 		return fail("ibv_reg_mr: %s", strerror(errno));
 	qa.send_cq = t.scq;
 	qa.recv_cq = t.rcq;
+	if (t.mode == M_SRQ && guard == GUARD_SRV) {
+		struct ibv_srq_init_attr sa = {
+			.attr = { .max_wr = 64, .max_sge = 4 },
+		};
+
+		t.srq = ibv_create_srq(t.pd, &sa);
+		if (!t.srq)
+			return fail("ibv_create_srq: %s", strerror(errno));
+		qa.srq = t.srq;
+		qa.cap.max_recv_wr = 0;
+		qa.cap.max_recv_sge = 0;
+	}
 	if (rdma_create_qp(id, t.pd, &qa))
 		return fail("rdma_create_qp: %s", strerror(errno));
 	if (set_nonblock(t.cch->fd) || set_nonblock(ctx->async_fd))
@@ -275,6 +297,7 @@ static void teardown(void)
 {
 	if (t.id && t.id->qp)
 		rdma_destroy_qp(t.id);
+	undo(t.srq ? ibv_destroy_srq(t.srq) : 0, "destroy SRQ");
 	undo(t.msg_mr ? ibv_dereg_mr(t.msg_mr) : 0, "dereg msg MR");
 	undo(t.big_mr ? ibv_dereg_mr(t.big_mr) : 0, "dereg big MR");
 	undo(t.rcq ? ibv_destroy_cq(t.rcq) : 0, "destroy recv CQ");
@@ -383,7 +406,8 @@ static int post_recv(struct ibv_sge *sg, int n, __u64 wr_id)
 	struct ibv_recv_wr wr = { .wr_id = wr_id, .sg_list = sg,
 				  .num_sge = n };
 	struct ibv_recv_wr *bad;
-	int rc = ibv_post_recv(t.id->qp, &wr, &bad);
+	int rc = t.srq ? ibv_post_srq_recv(t.srq, &wr, &bad) :
+			 ibv_post_recv(t.id->qp, &wr, &bad);
 
 	if (rc)
 		return fail("ibv_post_recv: %s", strerror(rc < 0 ? -rc : rc));
@@ -550,6 +574,65 @@ static int wait_async(int need)
 	return need ? fail("no QP access error or fatal event") : 0;
 }
 
+/* Modes in which the server serves requests until OP_DONE. */
+static int serves(int mode)
+{
+	return mode == M_INTEGRITY || mode == M_READ_IRD || mode == M_SRQ;
+}
+
+/*
+ * RFC 5040 5.4 (Solicited Event): the receive CQ armed for solicited
+ * completions only. The client's plain Send completes without an event;
+ * its solicited Send, 3 s later, raises one. Then the loop of requests.
+ */
+/* 1: an event of the receive CQ came by @deadline (others are acked). */
+static int rcq_event(__u64 deadline)
+{
+	struct ibv_cq *ecq;
+	void *ectx;
+
+	for (;;) {
+		while (!ibv_get_cq_event(t.cch, &ecq, &ectx)) {
+			ibv_ack_cq_events(ecq, 1);
+			if (ecq == t.rcq)
+				return 1;
+		}
+		if (wait_fd(t.cch->fd, deadline) <= 0)
+			return 0;
+	}
+}
+
+static int serve_solicited(void)
+{
+	__u64 deadline = now_ms() + TIMEOUT_S * 1000;
+	struct ibv_wc wc;
+	int n = 0;
+
+	rcq_event(now_ms());	/* what wait_wc() left: the send CQ's */
+	if (post_recv_msg() || ibv_req_notify_cq(t.rcq, 1))
+		return fail("arm solicited: %s", strerror(errno));
+	while (!n) {
+		n = ibv_poll_cq(t.rcq, 1, &wc);
+		if (n < 0 || now_ms() >= deadline)
+			return fail("no plain Send: %d", n);
+		if (!n)
+			usleep(1000);
+	}
+	if (wc.status != IBV_WC_SUCCESS || wc.byte_len != 16)
+		return fail("plain Send: %s, %u octets",
+			    ibv_wc_status_str(wc.status), wc.byte_len);
+	if (rcq_event(now_ms()))
+		return fail("a CQ event for a Send without Solicited Event");
+	if (!rcq_event(now_ms() + TIMEOUT_S * 1000))
+		return fail("no CQ event for the solicited Send");
+	n = ibv_poll_cq(t.rcq, 1, &wc);
+	if (n != 1 || wc.status != IBV_WC_SUCCESS || wc.byte_len != 17)
+		return fail("solicited Send: %d completions, %u octets", n,
+			    n == 1 ? wc.byte_len : 0);
+	printf("# plain Send: no event; solicited Send: an event\n");
+	return post_recv_msg();
+}
+
 /* The client's hello, then our buffer; no_recv: no receive after it. */
 static int server_run(void)
 {
@@ -568,11 +651,13 @@ static int server_run(void)
 	/* last_send: teardown() destroys QP and id, an abortive close */
 	if (t.mode == M_LAST_SEND)
 		return 0;
-	if ((t.mode == M_INTEGRITY || t.mode == M_READ_IRD) && serve_loop())
+	if (t.mode == M_SOLICITED && serve_solicited())
+		return -1;
+	if (serves(t.mode) && serve_loop())
 		return -1;
 	if (!cm_event(RDMA_CM_EVENT_DISCONNECTED))
 		return -1;
-	if (t.mode == M_INTEGRITY || t.mode == M_READ_IRD)
+	if (serves(t.mode) || t.mode == M_SOLICITED)
 		return 0;
 	return wait_async(t.mode != M_NO_RECV);
 }
@@ -858,6 +943,77 @@ static int client_bad(void)
 	return wait_async(0);
 }
 
+/* Every Send case of integrity, into the server's SRQ. */
+static int srq_sends(void)
+{
+	if (run_kind(K_SEND) || run_kind(K_SEND3))
+		return -1;
+	if (send_case(next_seed(), 3, 4097, 1, 2, 0))
+		return -1;
+	printf("send 2-SGE receive from the SRQ: 1 case ok\n");
+	return 0;
+}
+
+/* A plain Send of 16 octets, 3 s, a solicited one of 17 (serve_solicited). */
+static int client_solicited(void)
+{
+	struct ibv_sge sg = big_sge(0, 16);
+	struct ibv_wc wc;
+
+	if (post_send(&sg, 1, 0, WR_OP) || complete(t.scq, WR_OP, &wc))
+		return -1;
+	sleep(3);
+	sg.length = 17;
+	if (post_send(&sg, 1, IBV_SEND_SOLICITED, WR_OP) ||
+	    complete(t.scq, WR_OP, &wc))
+		return -1;
+	return 0;
+}
+
+/*
+ * IBV_WR_LOCAL_INV: the siw ABI has no such user operation, libsiw
+ * refuses it at post time (EINVAL). Then a Send with Invalidate of the
+ * server's MR (libsiw takes the STag from wr.rdma.rkey): a registered
+ * user MR may not be invalidated remotely, the server ends the stream
+ * with a TERM (RFC 5040 5.3, 7.2); a Read behind it cannot complete.
+ */
+static int client_send_inv(void)
+{
+	struct ibv_sge sg = big_sge(0, 16), probe = big_sge(PAGE, 8);
+	struct ibv_send_wr inv = { .opcode = IBV_WR_LOCAL_INV };
+	struct ibv_send_wr wr[2], *bad;
+	struct ibv_wc wc;
+	int k, rc;
+
+	inv.invalidate_rkey = t.big_mr->rkey;
+	rc = ibv_post_send(t.id->qp, &inv, &bad);
+	/* libsiw returns it negated, the verbs man page says positive */
+	if (rc != EINVAL && rc != -EINVAL)
+		return fail("IBV_WR_LOCAL_INV: %d, want EINVAL", rc);
+	printf("# IBV_WR_LOCAL_INV refused at post time: EINVAL\n");
+	wr[0] = (struct ibv_send_wr){ .wr_id = 0, .sg_list = &sg,
+				      .num_sge = 1,
+				      .opcode = IBV_WR_SEND_WITH_INV,
+				      .send_flags = IBV_SEND_SOLICITED };
+	wr[0].invalidate_rkey = t.peer.rkey;
+	wr[0].wr.rdma.rkey = t.peer.rkey;
+	rdma_wr(&wr[1], IBV_WR_RDMA_READ, &probe, t.peer.addr, t.peer.rkey, 1);
+	wr[0].next = &wr[1];
+	if (post(wr))
+		return -1;
+	for (k = 0; k < 2; k++) {
+		if (wait_wc(t.scq, &wc))
+			return -1;
+		printf("# WR %llu: %s\n", (unsigned long long)wc.wr_id,
+		       ibv_wc_status_str(wc.status));
+	}
+	if (wc.status == IBV_WC_SUCCESS)
+		return fail("the Read behind the Send with Invalidate succeeded");
+	if (!cm_event(RDMA_CM_EVENT_DISCONNECTED))
+		return -1;
+	return wait_async(0);
+}
+
 static int client_run(void)
 {
 	struct msg m = { .op = OP_DONE };
@@ -870,9 +1026,15 @@ static int client_run(void)
 	       (unsigned long long)t.peer.addr, t.peer.rkey, t.peer.size);
 	if (t.mode == M_LAST_SEND)
 		return cm_event(RDMA_CM_EVENT_DISCONNECTED) ? 0 : -1;
-	if (t.mode != M_INTEGRITY && t.mode != M_READ_IRD)
+	if (t.mode == M_SEND_INV)
+		return client_send_inv();
+	if (t.mode == M_SOLICITED && client_solicited())
+		return -1;
+	if (!serves(t.mode) && t.mode != M_SOLICITED)
 		return client_bad();
-	if (t.mode == M_INTEGRITY ? integrity() : read_ird())
+	if (t.mode == M_INTEGRITY ? integrity() :
+	    t.mode == M_READ_IRD ? read_ird() :
+	    t.mode == M_SRQ ? srq_sends() : 0)
 		return -1;
 	if (send_msg(&m))
 		return -1;
