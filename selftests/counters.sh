@@ -158,23 +158,12 @@ more_term05() { (($(term05) > $1)); }
 # iwtcp_a's are off: a ends the start-up with TERM layer 2 type 0 code
 # 0x05 in place of the RTR, and b reads that TERM off the wire.
 markers_refused() {
-	local spid n0
+	local n0
 
 	n0=$(term05)
-	echo off >/sys/class/infiniband/iwtcp_a/mpa_markers
-	echo required >/sys/class/infiniband/iwtcp_b/mpa_markers
 	snap
-	next_port
-	timeout 60 ip netns exec "$ns2" "$CM_TEST" server 192.0.2.2 "$port" \
-		>"$out/server" 2>&1 &
-	spid=$!
-	wait_listen
-	timeout 60 ip netns exec "$ns1" "$CM_TEST" client 192.0.2.2 "$port" \
-		unreachable >"$out/client" 2>&1 || true
-	wait_for 10 more_term05 "$n0" ||
-		{ dmesg | tail -n 5 >&2; return 1; }
-	kill "$spid" 2>/dev/null || true
-	wait "$spid" || true
+	refused_attempt mpa_markers off required more_term05 "$n0"
+	more_term05 "$n0" || { dmesg | tail -n 5 >&2; return 1; }
 	defaults
 	expect a.cm_connects=1 a.mpa_catastrophic=1 a.tx_terms=1 \
 	       a.tx_terms_llp=1 b.cm_requests=1 b.cm_accepts=1 b.rx_terms=1 \

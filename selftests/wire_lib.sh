@@ -126,14 +126,15 @@ cm_pair() {
 	return "$rc"
 }
 
-# no_rtr_attempt COMMAND...: iwtcp_a offers the Read RTR alone, iwtcp_b
-# takes Write alone (RFC 6581 9.2: no RTR in common); a cm_test connect
-# that must fail, then up to 10 s for COMMAND (the TERM 0x07 arriving).
-no_rtr_attempt() {
+# refused_attempt FILE A-VALUE B-VALUE COMMAND...: iwtcp_a's setting
+# FILE is A-VALUE, iwtcp_b's B-VALUE; a cm_test connect that must fail,
+# then up to 10 s for COMMAND (what the failed start-up sent arriving).
+refused_attempt() {
 	local spid
 
-	echo read >/sys/class/infiniband/iwtcp_a/mpa_rtr
-	echo write >/sys/class/infiniband/iwtcp_b/mpa_rtr
+	echo "$2" >"/sys/class/infiniband/iwtcp_a/$1"
+	echo "$3" >"/sys/class/infiniband/iwtcp_b/$1"
+	shift 3
 	next_port
 	timeout 60 ip netns exec "$ns2" "$CM_TEST" server 192.0.2.2 "$port" \
 		>"$out/server" 2>&1 &
@@ -145,3 +146,7 @@ no_rtr_attempt() {
 	kill "$spid" 2>/dev/null || true
 	wait "$spid" || true
 }
+
+# no_rtr_attempt COMMAND...: iwtcp_a offers the Read RTR alone, iwtcp_b
+# takes Write alone (RFC 6581 9.2: no RTR in common); the TERM 0x07.
+no_rtr_attempt() { refused_attempt mpa_rtr read write "$@"; }
