@@ -116,6 +116,9 @@ static_assert(sizeof(struct iwtcp_mpa_v2) == IWTCP_MPA_V2_SIZE);
  * @IWTCP_MPA_MARKER_SIZE: octets of a marker (RFC 5044 4.2)
  * @IWTCP_MPA_MARKER_PERIOD: stream octets between markers (RFC 5044 4.3)
  * @IWTCP_MPA_MULPDU_MIN: MULPDU never below this (RFC 5044 4.5)
+ * @IWTCP_MPA_MULPDU_MAX: MULPDU never above this: a sender MUST NOT post a
+ *	larger ULPDU, so that an FPDU with markers fits an IP datagram
+ *	(RFC 5044 3); a receiver takes up to IWTCP_MPA_ULPDU_MAX
  */
 enum iwtcp_mpa_fpdu_const {
 	IWTCP_MPA_FPDU_HDR_SIZE = 2,
@@ -125,6 +128,7 @@ enum iwtcp_mpa_fpdu_const {
 	IWTCP_MPA_MARKER_SIZE = 4,
 	IWTCP_MPA_MARKER_PERIOD = 512,
 	IWTCP_MPA_MULPDU_MIN = 128,
+	IWTCP_MPA_MULPDU_MAX = 64768,
 };
 
 /**

@@ -886,7 +886,10 @@ static void kd_local_inv(void)
 		 "server: RDMA WRITE to the new key lands");
 }
 
-/* Send with Invalidate of the server's STag, then a Write to it fails. */
+/*
+ * Send with Solicited Event and Invalidate (RFC 5040 4.3, opcode 0110b) of
+ * the server's STag, then a Write to it fails.
+ */
 static void kd_send_inv(void)
 {
 	struct ib_mr *smr = kd_srv.mr;
@@ -895,7 +898,7 @@ static void kd_send_inv(void)
 	struct ib_send_wr s = {
 		.wr_cqe = &op->cqe,
 		.opcode = IB_WR_SEND_WITH_INV,
-		.send_flags = IB_SEND_SIGNALED,
+		.send_flags = IB_SEND_SIGNALED | IB_SEND_SOLICITED,
 		.sg_list = &sge,
 		.num_sge = 1,
 		.ex.invalidate_rkey = smr->rkey,

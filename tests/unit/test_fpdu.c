@@ -276,7 +276,12 @@ static void test_mulpdu(void **state)
 	assert_int_equal(iwtcp_fpdu_mulpdu(1461, false), 1454);
 	assert_int_equal(iwtcp_fpdu_mulpdu(100, false), 128);
 	assert_int_equal(iwtcp_fpdu_mulpdu(0, true), 128);
-	assert_int_equal(iwtcp_fpdu_mulpdu(100000, false), 65535);
+	/* RFC 5044 3: never above 64768, whatever the MSS (lo: 65483) */
+	assert_int_equal(iwtcp_fpdu_mulpdu(100000, false), 64768);
+	assert_int_equal(iwtcp_fpdu_mulpdu(65483, false), 64768);
+	assert_int_equal(iwtcp_fpdu_mulpdu(65483, true), 64768);
+	assert_int_equal(iwtcp_fpdu_mulpdu(64780, false), 64768);
+	assert_int_equal(iwtcp_fpdu_mulpdu(64772, false), 64766);
 	/* an FPDU of MULPDU fits the segment wherever it starts */
 	for (emss = 140; emss < 9200; emss += 7) {
 		m = iwtcp_fpdu_mulpdu(emss, false);
@@ -307,7 +312,8 @@ static void test_mulpdu_at(void **state)
 	assert_int_equal(iwtcp_fpdu_mulpdu_at(8, 1448, false),
 			 iwtcp_fpdu_mulpdu(1448, false));
 	assert_int_equal(iwtcp_fpdu_mulpdu_at(0, 100, true), 128);
-	assert_true(iwtcp_fpdu_mulpdu_at(0, 100000, true) <= 65535);
+	assert_int_equal(iwtcp_fpdu_mulpdu_at(0, 100000, true), 64768);
+	assert_int_equal(iwtcp_fpdu_mulpdu_at(8, 65483, true), 64768);
 	for (emss = 140; emss < 9200; emss += 7) {
 		full = emss - emss % 4;
 		for (off = 0; off < 512; off += 4) {

@@ -59,7 +59,8 @@ u32 iwtcp_fpdu_len(u32 ulpdu_len)
  * @markers: markers are inserted in this direction
  *
  * EMSS - (6 + 4 * ceil(EMSS / 512) + EMSS mod 4) with markers, else
- * EMSS - (6 + EMSS mod 4); never below 128 (RFC 5044 4.5) nor above 65535.
+ * EMSS - (6 + EMSS mod 4); never below 128 (RFC 5044 4.5) nor above
+ * 64768 (RFC 5044 3; a link MTU of 64828 or more, or lo, gives more).
  *
  * Context: Any context.
  * Return: MULPDU in octets.
@@ -73,7 +74,7 @@ u32 iwtcp_fpdu_mulpdu(u32 emss, bool markers)
 			DIV_ROUND_UP(emss, IWTCP_MPA_MARKER_PERIOD);
 	if (emss < over + IWTCP_MPA_MULPDU_MIN)
 		return IWTCP_MPA_MULPDU_MIN;
-	return min_t(u32, emss - over, IWTCP_MPA_ULPDU_MAX);
+	return min_t(u32, emss - over, IWTCP_MPA_MULPDU_MAX);
 }
 
 /**
@@ -94,7 +95,7 @@ u32 iwtcp_fpdu_mulpdu(u32 emss, bool markers)
  *
  * Context: Any context.
  * Return: ULPDU octets, at least iwtcp_fpdu_mulpdu(@emss, @markers), at
- * most IWTCP_MPA_ULPDU_MAX.
+ * most IWTCP_MPA_MULPDU_MAX.
  */
 u32 iwtcp_fpdu_mulpdu_at(u32 stream_off, u32 emss, bool markers)
 {
@@ -106,7 +107,7 @@ u32 iwtcp_fpdu_mulpdu_at(u32 stream_off, u32 emss, bool markers)
 		return ulpdu;
 	for (;;) {
 		next = ulpdu + IWTCP_MPA_FPDU_ALIGN;
-		if (next > IWTCP_MPA_ULPDU_MAX ||
+		if (next > IWTCP_MPA_MULPDU_MAX ||
 		    iwtcp_fpdu_markers(stream_off, iwtcp_fpdu_len(next), &l) ||
 		    l.wire_len > emss)
 			return ulpdu;
