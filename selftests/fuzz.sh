@@ -76,12 +76,16 @@ fuzz() {
 
 	shift
 	if [[ " $* " == *" listen "* ]]; then
+		# wire_fuzz's responder takes the Write RTR alone; iwtcp's
+		# initiator offers Read unless told otherwise
+		echo write >/sys/class/infiniband/iwtcp_a/mpa_rtr
 		timeout "$limit" ip netns exec "$ns2" "$bin/wire_fuzz" \
 			192.0.2.2 "$port" "$@" &
 		fuzzer=$!
 		wait_listen || rc=1
 		victims_start connect
 		wait "$fuzzer" || rc=$?
+		echo "send write read" >/sys/class/infiniband/iwtcp_a/mpa_rtr
 	else
 		victims_start
 		timeout "$limit" ip netns exec "$ns1" "$bin/wire_fuzz" \

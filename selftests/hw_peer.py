@@ -35,8 +35,8 @@ import sys
 import time
 
 from iwarp_wire import (A_FLAG, C_WRITE_RTR, D_READ_RTR, IRD_ORD_MAX,
-                        REP_KEY, REQ_KEY, TERM, Stream, ddp_untagged,
-                        mpa_frame, rtr_name)
+                        REP_KEY, REQ_KEY, Stream, mpa_frame, parse_word,
+                        rtr_name)
 
 # What the kernel ULPs put in the connection private data and ask for
 # (ird, ord as rdma_cm's responder_resources, initiator_depth; "max" is the
@@ -162,16 +162,17 @@ class Cxgb4(Hw):
             self.ord = min(self.ord, r_ird)
             got = self.recorded(f)
             if self.peer2peer and got != self.p2p_type:
-                # cm.c 1628-1664: no RTR, TERM layer MPA code 0x07, FIN
-                st.start(self.crc, self.markers_tx, self.markers_rx)
-                st.s.sendall(st.fpdu(ddp_untagged(TERM, 2, 1) +
-                                     struct.pack(">I", 0x23070000)))
+                # cm.c 1628-1664: no RTR, then a FIN. The TERM 0x07 it
+                # asks for never goes out: cm.c 1659 sets attrs.send_term,
+                # qp.c 1965 reads the QP's own send_term, always 0.
                 st.s.shutdown(socket.SHUT_WR)
-                raise StartFail("term 0x07 Reply RTR %s, p2p_type %s" %
+                raise StartFail("fin no RTR: Reply RTR %s, p2p_type %s" %
                                 (got, self.p2p_type))
             self.rtr = got if self.peer2peer else None
         elif self.peer2peer:
             self.rtr = self.p2p_type            # rev 1: cm.c 1612-1614
+
+    rtr_sink = (1, 1)       # the Read RTR's sink STag and TO
 
     def send_rtr(self, st):
         """qp.c 1733-1755: STag 1, TO 1 (the firmware sends it)."""
@@ -239,7 +240,10 @@ class Irdma(Hw):
         if len(f["pd"]) > 512:
             self.rst(st, "%s private data %d" % (kind, len(f["pd"])))
         if f["rev"] == 2 and "p2p" not in f:
-            self.rst(st, "%s without the IRD/ORD word" % kind)
+            # cm.c 1091-1097: E is not looked at, the word is read anyway
+            if len(f["pd"]) < 4:
+                self.rst(st, "%s without the IRD/ORD word" % kind)
+            f.update(parse_word(struct.unpack(">I", f["pd"][:4])[0]))
 
     # --- initiator -------------------------------------------------------
     def request(self):
@@ -277,6 +281,8 @@ class Irdma(Hw):
         if f["reject"]:
             st.s.close()
             raise StartFail("rejected")
+
+    rtr_sink = (0xabcd, 0)
 
     def send_rtr(self, st):
         """ctrl.c 1443-1486."""
@@ -356,13 +362,26 @@ def expect_rtr(hw, st):
         st.s.sendall(st.read_resp(v[0], v[1], b""))
 
 
-def data_exchange(st, rtr_sent):
-    """A Send, the victim's INFO, a Write and a Read of it back."""
+def data_exchange(st, rtr_sent, rtr_sink=None):
+    """A Send, the victim's INFO, a Write and a Read of it back; every
+    FPDU of the victim's with a good CRC when CRCs are on."""
+    ok = exchange(st, rtr_sent, rtr_sink)
+    if ok and st.bad_crcs:
+        print("DATA BAD %d FPDUs with a bad CRC" % st.bad_crcs)
+        return False
+    if ok:
+        print("DATA OK")
+    return ok
+
+
+def exchange(st, rtr_sent, rtr_sink):
     st.s.sendall(st.send_msg(b"hello\0"))
     k, v = st.next_fpdu(20)
     if rtr_sent == "read":
-        if k != "READ_RESP" or v[2]:
-            print("DATA BAD no zero-length Read Response to the RTR: %s" % k)
+        # RFC 5040 4.5: to the Read Request's sink STag and TO
+        if k != "READ_RESP" or v[2] or (v[0], v[1]) != rtr_sink:
+            print("DATA BAD no zero-length Read Response to the RTR "
+                  "(sink %s): %s %s" % (rtr_sink, k, v and v[:2]))
             return False
         print("# RTR answered")
         k, v = st.next_fpdu(20)
@@ -390,7 +409,6 @@ def data_exchange(st, rtr_sent):
     if got != pat:
         print("DATA BAD Read back differs")
         return False
-    print("DATA OK")
     return True
 
 
@@ -415,7 +433,7 @@ def main():
             st.start(hw.crc, hw.markers_tx, hw.markers_rx)
             hw.send_rtr(st)
             hw.result()
-            ok = data_exchange(st, hw.rtr)
+            ok = data_exchange(st, hw.rtr, hw.rtr_sink)
         else:
             ls = socket.socket(fam, socket.SOCK_STREAM)
             ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)

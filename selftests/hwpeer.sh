@@ -133,6 +133,15 @@ cxgb4_init_nocrc() {
 # mpa_rev=1 (its fallback after a reset, too): a Revision 1 start-up, and
 # still the RTR of its p2p_type, a zero-length Read that iwtcp answers
 cxgb4_init_rev1() { up cxgb4_init_rev1 cxgb4 init "" read mpa_rev=1; }
+# p2p_type Write against an iwtcp that takes Read alone: its Reply names
+# Read, iw_cxgb4 sends no RTR and closes (the TERM 0x07 its code asks for
+# is never posted); iwtcp's ULP never sees the connection established.
+cxgb4_init_mismatch() {
+	refused cxgb4_init_mismatch cxgb4 init "mpa_rtr=read" \
+		"fin no RTR: Reply RTR read, p2p_type write" \
+		'RDMA_CM_EVENT_(CONNECT_ERROR|DISCONNECTED|UNREACHABLE|REJECTED)' \
+		p2p_type=write
+}
 # NVMe-oF's 32 octets of private data, a read depth of 8
 cxgb4_init_nvme() { up cxgb4_init_nvme cxgb4 init "" read ulp=nvme depth=8; }
 
@@ -200,7 +209,7 @@ no_qp_mr() {
 
 tests=(
 	cxgb4_init cxgb4_init_write cxgb4_init_markers cxgb4_init_nocrc
-	cxgb4_init_rev1 cxgb4_init_nvme
+	cxgb4_init_rev1 cxgb4_init_mismatch cxgb4_init_nvme
 	cxgb4_resp cxgb4_resp_write cxgb4_resp_write_set cxgb4_resp_markers
 	cxgb4_resp_rev1 cxgb4_resp_rev1_set
 	irdma_init irdma_init_x722 irdma_init_write

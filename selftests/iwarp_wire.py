@@ -99,6 +99,7 @@ class Stream:
         self.crc = self.markers_tx = self.markers_rx = False
         self.tx_off = self.rx_off = 0   # FPDU stream offsets (markers)
         self.send_msn = self.rr_msn = 1
+        self.bad_crcs = 0               # the peer's FPDUs that failed it
 
     def recv_exact(self, n):
         while len(self.rxbuf) < n:
@@ -215,6 +216,7 @@ class Stream:
         except ConnectionResetError:
             return ("RST", None)
         if self.crc and crc32c(raw) != crc:
+            self.bad_crcs += 1
             print("# peer FPDU with a bad CRC", flush=True)
         return self.parse_ulpdu(rest[:ulen])
 

@@ -6,8 +6,8 @@ test how iwtcp copes with peers that go away at the worst moment.
   mpa_peer.py reqfin HOST PORT   send a valid enhanced Request, close at once
   mpa_peer.py replyclose HOST PORT
                                  listen, answer the first Request with a
-                                 valid enhanced Reply (peer-to-peer, Write
-                                 RTR), then close
+                                 valid enhanced Reply (peer-to-peer, the
+                                 RTR types it offered), then close
   mpa_peer.py unenhanced HOST PORT
                                  listen as a responder of RFC 5044 alone:
                                  close on a Request that is not revision 1
@@ -57,10 +57,10 @@ def replyclose(host, port):
     ls = listen(host, port, 1)
     c, _ = ls.accept()
     c.settimeout(10)
-    got = b""
-    while len(got) < 20:
-        got += c.recv(4096)
-    c.sendall(frame(REP_KEY, b"welcome\0"))
+    _, pd = recv_frame(c)
+    # as a compliant responder: the RTR types the Request offered
+    offered = struct.unpack(">I", pd[:4])[0] & ((1 << 30) | 0xC000)
+    c.sendall(frame(REP_KEY, b"welcome\0", rtr=offered or WRITE_RTR))
     c.close()
     ls.close()
     print("reply sent, closed", flush=True)
