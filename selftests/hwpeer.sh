@@ -101,8 +101,8 @@ up() {
 
 # refused CASE PROFILE ROLE "SETTING..." PEER-REASON VICTIM-EVENT
 # [PEER-OPTION...]: the start-up fails, the peer for PEER-REASON (a
-# regex), and the victim's rdma_cm reports VICTIM-EVENT (a regex) or, as
-# responder, never hears of the connection.
+# regex), the victim's rdma_cm reports VICTIM-EVENT (a regex) and never
+# a connection established without error.
 refused() {
 	local case=$1 profile=$2 role=$3 set=$4 why=$5 ev=$6
 
@@ -112,7 +112,7 @@ refused() {
 	[[ $(cat "$out/$case.rc") == 2 ]] ||
 		{ echo "# peer exit status $(cat "$out/$case.rc")" >&2; return 1; }
 	has "$out/$case.victim" "$ev"
-	hasnt "$out/$case.victim" 'RDMA_CM_EVENT_ESTABLISHED'
+	hasnt "$out/$case.victim" 'RDMA_CM_EVENT_ESTABLISHED status 0'
 }
 
 # --- iw_cxgb4 as initiator, iwtcp responds -----------------------------------
@@ -135,12 +135,14 @@ cxgb4_init_nocrc() {
 cxgb4_init_rev1() { up cxgb4_init_rev1 cxgb4 init "" read mpa_rev=1; }
 # p2p_type Write against an iwtcp that takes Read alone: its Reply names
 # Read, iw_cxgb4 sends no RTR and closes (the TERM 0x07 its code asks for
-# is never posted); iwtcp's ULP never sees the connection established.
+# is never posted); iwtcp's ULP, which accepted, sees ESTABLISHED with
+# -ECONNRESET (iw_cm's one way out of an accepted connection), then
+# DISCONNECTED.
 cxgb4_init_mismatch() {
 	refused cxgb4_init_mismatch cxgb4 init "mpa_rtr=read" \
 		"fin no RTR: Reply RTR read, p2p_type write" \
-		'RDMA_CM_EVENT_(CONNECT_ERROR|DISCONNECTED|UNREACHABLE|REJECTED)' \
-		p2p_type=write
+		'RDMA_CM_EVENT_ESTABLISHED status -104' p2p_type=write
+	has "$out/cxgb4_init_mismatch.victim" 'RDMA_CM_EVENT_DISCONNECTED'
 }
 # NVMe-oF's 32 octets of private data, a read depth of 8
 cxgb4_init_nvme() { up cxgb4_init_nvme cxgb4 init "" read ulp=nvme depth=8; }
