@@ -59,8 +59,8 @@ hw() {
 	settings "${setting[@]}"
 	next_port
 	if [[ $role == init ]]; then
-		timeout 60 ip netns exec "$ns2" "$VICTIM" 192.0.2.2 "$port" 15 \
-			>"$out/$case.victim" 2>&1 &
+		timeout 60 ip netns exec "$ns2" env "${venv[@]}" "$VICTIM" \
+			192.0.2.2 "$port" 15 >"$out/$case.victim" 2>&1 &
 		vpid=$!
 		wait_listen
 		timeout 60 ip netns exec "$ns1" python3 "$HW_PEER" "$profile" \
@@ -70,8 +70,8 @@ hw() {
 			resp 192.0.2.1 "$port" "$@" >"$out/$case.peer" 2>&1 &
 		ppid=$!
 		wait_for 30 grep -q '^listening' "$out/$case.peer"
-		timeout 60 ip netns exec "$ns2" "$VICTIM" 192.0.2.1 "$port" 15 \
-			connect >"$out/$case.victim" 2>&1 &
+		timeout 60 ip netns exec "$ns2" env "${venv[@]}" "$VICTIM" \
+			192.0.2.1 "$port" 15 connect >"$out/$case.victim" 2>&1 &
 		vpid=$!
 		wait "$ppid" || rc=$?
 	fi
@@ -151,6 +151,23 @@ cxgb4_init_nvme() { up cxgb4_init_nvme cxgb4 init "" read ulp=nvme depth=8; }
 
 # iwtcp offers Read alone: iw_cxgb4 expects Read and its Reply says Read
 cxgb4_resp() { up cxgb4_resp cxgb4 resp "" read; }
+# An NFS or NVMe-oF client asks ORD 0: iwtcp's Request says 1 for its
+# Read RTR (RFC 6581 9.1), iw_cxgb4 raises its IRD to that 1 (its ULP
+# accepts IRD 0, as svcrdma does) and the RTR has room.
+cxgb4_resp_ord0() {
+	venv=(VICTIM_ORD=0)
+	up cxgb4_resp_ord0 cxgb4 resp "" read
+	venv=()
+	has "$out/cxgb4_resp_ord0.peer" "^# Request .*'ird': 4, 'ord': 1, 'p2p': True"
+	has "$out/cxgb4_resp_ord0.peer" '^START OK rtr read .* ird 1 ord 4$'
+}
+irdma_resp_ord0() {
+	venv=(VICTIM_ORD=0)
+	up irdma_resp_ord0 irdma resp "" read
+	venv=()
+	has "$out/irdma_resp_ord0.peer" "^# Request .*'ird': 4, 'ord': 1, 'p2p': True"
+}
+
 # p2p_type Write: iw_cxgb4 expects Read (the Request's one type) but its
 # Reply says Write; iwtcp sends TERM 0x07 (RFC 6581 9.2) instead of an RTR
 cxgb4_resp_write() {
@@ -212,10 +229,10 @@ no_qp_mr() {
 tests=(
 	cxgb4_init cxgb4_init_write cxgb4_init_markers cxgb4_init_nocrc
 	cxgb4_init_rev1 cxgb4_init_mismatch cxgb4_init_nvme
-	cxgb4_resp cxgb4_resp_write cxgb4_resp_write_set cxgb4_resp_markers
+	cxgb4_resp cxgb4_resp_ord0 cxgb4_resp_write cxgb4_resp_write_set cxgb4_resp_markers
 	cxgb4_resp_rev1 cxgb4_resp_rev1_set
 	irdma_init irdma_init_x722 irdma_init_write
-	irdma_resp irdma_resp_nvme irdma_resp_write irdma_resp_nop2p
+	irdma_resp irdma_resp_ord0 irdma_resp_nvme irdma_resp_write irdma_resp_nop2p
 	nothing_left
 )
 

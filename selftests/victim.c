@@ -18,6 +18,8 @@
  *
  * VICTIM_DEREG=N deregisters the data MR N seconds after INFO, with the
  * connection up, and prints "# dereg_mr returned RC after S.S s".
+ * VICTIM_IRD and VICTIM_ORD set its responder_resources and
+ * initiator_depth (4 each by default; an NFS client asks ORD 0).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -328,6 +330,10 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (getenv("VICTIM_IRD"))
+		conn_param.responder_resources = atoi(getenv("VICTIM_IRD"));
+	if (getenv("VICTIM_ORD"))
+		conn_param.initiator_depth = atoi(getenv("VICTIM_ORD"));
 	if (argc == 5)
 		connect_one(argv[1], argv[2]);
 	else
