@@ -81,7 +81,9 @@ held() {
 		accept 5 1 >"$out/server" 2>&1 &
 	spid=$!
 	wait_listen
-	CM_TEST_HOLD=6 timeout 120 ip netns exec "$ns1" "$CM_TEST" client \
+	# long enough for both reads, also on a debug kernel (IWTCP_SLOW)
+	CM_TEST_HOLD=$((6 * IWTCP_SLOW)) timeout 120 \
+		ip netns exec "$ns1" "$CM_TEST" client \
 		192.0.2.2 "$port" established 3 2 >"$out/client" 2>&1 &
 	cpid=$!
 	wait_for 30 grep -q '^# holding' "$out/client" || rc=1
