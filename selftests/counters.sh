@@ -224,6 +224,13 @@ def walk(o):
 print(walk(json.load(sys.stdin)))' "$1"
 }
 
+# qpc_tx_counted: the victim's Send and Read Response FPDUs are in its
+# QP counter (tx), and the port counts the same (qp_counter's tx0).
+qpc_tx_counted() {
+	tx=$(qpc_sum tx_fpdus)
+	(($(counter b tx_fpdus) - tx0 == tx && tx >= 2))
+}
+
 no_qp_counter() { [[ -z $(rdma statistic qp show link iwtcp_b/1) ]]; }
 
 # The RDMA core's counter interface, auto mode: the victim's QP binds at
@@ -245,17 +252,17 @@ qp_counter() {
 	vpid=$!
 	wait_listen
 	timeout 60 ip netns exec "$ns1" python3 "$PEER" 192.0.2.2 "$port" \
-		many hold=4 >"$out/qpc.peer" 2>&1 &
+		many hold=$((4 * IWTCP_SLOW)) >"$out/qpc.peer" 2>&1 &
 	ppid=$!
 	wait_for 30 grep -q '^READ MATCH' "$out/qpc.peer" || rc=1
 	n=$(qpc_sum rx_fpdus)
-	tx=$(qpc_sum tx_fpdus)
+	# a batch counts once TCP took it: the peer may read it first
+	wait_for 10 qpc_tx_counted ||
+		{ echo "# port tx_fpdus +$(($(counter b tx_fpdus) - tx0)), counter $tx" >&2; rc=1; }
 	rdma statistic qp show link iwtcp_b/1 | sed 's/^/# /' >&2
 	((n == 40)) || { echo "# counter rx_fpdus $n, expected 40" >&2; rc=1; }
 	(($(counter b rx_fpdus) - rx0 == 40)) ||
 		{ echo "# port rx_fpdus +$(($(counter b rx_fpdus) - rx0)) while bound" >&2; rc=1; }
-	(($(counter b tx_fpdus) - tx0 == tx && tx >= 2)) ||
-		{ echo "# port tx_fpdus +$(($(counter b tx_fpdus) - tx0)), counter $tx" >&2; rc=1; }
 	wait "$ppid" || rc=1
 	wait "$vpid" || rc=1
 	wait_for 10 no_qp_counter ||
