@@ -5,7 +5,8 @@
 # link DEV/1): every case takes a snapshot of both devices' counters,
 # does one thing between iwtcp_a (ns1) and iwtcp_b (ns2), and checks the
 # exact change of every cm_*, mpa_* and TERM counter: those it expects
-# grew by exactly what it did, all others stayed. qp_counter checks the
+# grew by exactly what it did, all others stayed. qp_counter (auto mode)
+# and qp_counter_manual (bind, unbind) check the
 # per-QP counters of the RDMA core's counter interface. Runs in the guest;
 # topology: lib.sh's two hosts.
 
@@ -273,8 +274,66 @@ qp_counter() {
 	return "$rc"
 }
 
+# victim_qpn: the QP number of the victim's QP on iwtcp_b.
+victim_qpn() {
+	rdma -j resource show qp link iwtcp_b/1 | python3 -c '
+import json, sys
+print(" ".join(str(q["lqpn"]) for q in json.load(sys.stdin)
+               if q.get("comm") == "victim"))'
+}
+
+# qpc_cntn: the ids of iwtcp_b's RDMA core counters.
+qpc_cntn() {
+	rdma -j statistic qp show link iwtcp_b/1 | python3 -c '
+import json, sys
+print(" ".join(str(c["cntn"]) for c in json.load(sys.stdin)))'
+}
+
+# Manual mode (rdma statistic qp bind, unbind) during a connection: the
+# victim's QP counts in its counter from the bind on, the raw peer's 39
+# FPDUs of "many" (its "hello" came before), and in its device again
+# after the unbind, which releases the counter (iwtcp_counter_dealloc());
+# the port counters count the 40 once throughout.
+qp_counter_manual() {
+	local rx0 vpid ppid qpn cntn n rc=0
+
+	rx0=$(counter b rx_fpdus)
+	victim_settings
+	next_port
+	timeout $((60 * IWTCP_SLOW)) ip netns exec "$ns2" "$VICTIM" 192.0.2.2 \
+		"$port" 40 >"$out/qpm.victim" 2>&1 &
+	vpid=$!
+	wait_listen
+	timeout $((60 * IWTCP_SLOW)) ip netns exec "$ns1" python3 "$PEER" \
+		192.0.2.2 "$port" many hold=$((4 * IWTCP_SLOW)) go="$out/qpm.go" \
+		>"$out/qpm.peer" 2>&1 &
+	ppid=$!
+	wait_for 30 grep -q '^# waiting for' "$out/qpm.peer" || rc=1
+	qpn=$(victim_qpn)
+	echo "# victim QP $qpn" >&2
+	rdma statistic qp bind link iwtcp_b/1 lqpn "$qpn" || rc=1
+	cntn=$(qpc_cntn)
+	[[ -n $cntn ]] || { echo "# no counter after the bind" >&2; rc=1; }
+	touch "$out/qpm.go"
+	wait_for 30 grep -q '^READ MATCH' "$out/qpm.peer" || rc=1
+	n=$(qpc_sum rx_fpdus)
+	rdma statistic qp show link iwtcp_b/1 | sed 's/^/# /' >&2
+	((n == 39)) || { echo "# counter rx_fpdus $n, expected 39" >&2; rc=1; }
+	rdma statistic qp unbind link iwtcp_b/1 cntn "$cntn" lqpn "$qpn" ||
+		rc=1
+	no_qp_counter || { echo "# the counter outlived its unbind" >&2; rc=1; }
+	(($(counter b rx_fpdus) - rx0 == 40)) ||
+		{ echo "# port rx_fpdus +$(($(counter b rx_fpdus) - rx0))" >&2; rc=1; }
+	wait "$ppid" || rc=1
+	wait "$vpid" || rc=1
+	(($(counter b rx_fpdus) - rx0 == 40)) ||
+		{ echo "# port rx_fpdus +$(($(counter b rx_fpdus) - rx0)) after" >&2; rc=1; }
+	return "$rc"
+}
+
 tests=(connects reject insufficient_ird no_common_rtr timeout_initiator
-	markers_refused reject_no_term ddp_term peer_term qp_counter)
+	markers_refused reject_no_term ddp_term peer_term qp_counter
+	qp_counter_manual)
 
 ktap_plan "${#tests[@]}"
 setup_two_hosts

@@ -4,6 +4,7 @@
 no RTR) with its own FPDU encoder, markers and CRC32c.
 
   mpa_evil.py HOST PORT CASE [crc] [markers] [p2p] [stall=S] [hold=S]
+             [go=FILE]
 
 With "p2p" the peer starts up as an RFC 6581 peer-to-peer initiator
 instead (Rev 2, S, A, the Write RTR offered alone, IRD/ORD 4/4); the
@@ -18,9 +19,11 @@ back: "TERM layer L etype E ecode C hdrctl H" for each Terminate, "READ
 MATCH" or "READ MISMATCH" for the cases that read data back, and last
 "RESULT K..." with the kinds received in order (TERM, SEND, READ_RESP,
 WRITE; EOF or RST last), runs of one kind given once. Other lines start
-with "#". "hold=S": "many" waits S seconds before it closes. Exit status
-0 unless the start-up failed.
+with "#". "hold=S": "many" waits S seconds before it closes. "go=FILE":
+after the INFO it prints "# waiting for FILE" and runs CASE once FILE
+exists. Exit status 0 unless the start-up failed.
 """
+import os
 import socket
 import struct
 import sys
@@ -254,6 +257,14 @@ def main():
     else:
         p.s.sendall(hello)
     p.expect_info()
+    go = [o[3:] for o in opts if o.startswith("go=")]
+    if go:
+        print("# waiting for " + go[0], flush=True)
+        deadline = time.time() + 120
+        while not os.path.exists(go[0]):
+            if time.time() > deadline:
+                sys.exit("# no " + go[0])
+            time.sleep(0.1)
     run(p, case, stall, hold)
 
 
