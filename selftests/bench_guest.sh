@@ -10,7 +10,12 @@
 # module must be installed in the guest) or tcp (no RDMA: iperf3 and
 # qperf over the same veth). Columns: rep, system, variant, test, size
 # (octets), qps, value, unit, cpu_s_per_gib (guest CPU seconds, all
-# vCPUs, per GiB moved; empty for latency). QUICK=1 measures fewer sizes.
+# vCPUs, per GiB moved; empty for latency), cpu (BENCH_CPU, the guest's
+# CPU model as tools/bench named it). QUICK=1 measures fewer sizes.
+# BENCH_SUBSET=crc measures only what the CRC comparison needs: iperf3
+# and one kernel crc32c pass (tcp), iwtcp at 64 KiB with CRC on and off.
+# Every iwtcp and tcp boot measures one crc32c pass over the kernel's
+# crypto API (test crc32c_pass, variant: the driver that served it).
 
 set -euo pipefail
 
@@ -29,6 +34,8 @@ MARGIN=1	# perftest measures from MARGIN s to DUR - MARGIN s (-f)
 LAT_N=200	# iterations per latency point
 port=9000
 hz=$(getconf CLK_TCK)
+cpu_model=${BENCH_CPU:-unknown}
+subset=${BENCH_SUBSET:-all}
 
 if ((quick)); then
 	bw_sizes=(64 4096 65536 1048576)
@@ -44,7 +51,7 @@ busy() {
 }
 
 row() {
-	echo "$rep,$sys,$variant,$1,$2,$3,$4,$5,$6" >>"$csv"
+	echo "$rep,$sys,$variant,$1,$2,$3,$4,$5,$6,$cpu_model" >>"$csv"
 }
 
 next_port() { port=$((port + 1)); }
@@ -67,28 +74,35 @@ listening() {
 	ip netns exec "$ns2" ss -ltnH | grep -q ":$port "
 }
 
-# bw TEST SIZE QPS: one perftest bandwidth point over rdma_cm. Up to
-# 256 KiB a timed run (-D, measured between the -f margins); 1 MiB and up
-# 16 messages per QP (-n), since perftest's timed mode reports nothing
-# for messages that large on a slow guest. -Q 1: a completion for every
-# work request.
+# bw TEST SIZE QPS [events]: one perftest bandwidth point over rdma_cm.
+# Up to 256 KiB a timed run (-D, measured between the -f margins); 1 MiB
+# and up 16 messages per QP (-n), since perftest's timed mode reports
+# nothing for messages that large on a slow guest. -Q 1: a completion for
+# every work request. "events": both ends sleep on CQ events (-e) instead
+# of busy-polling, as kernel consumers do; the variant gets "/events"
+# (perftest takes -e for Send and Read, and not with -D: 2000 messages;
+# and not with -Q 1: its sender waits for an event while the completions
+# are already queued, and hangs, on any device).
 bw() {
-	local t=$1 size=$2 qps=$3 b0 b1 out mbs gib mode
+	local t=$1 size=$2 qps=$3 b0 b1 out mbs gib mode variant=$variant
 
-	if ((size >= 1048576)); then
-		mode=(-n 16)
+	if [[ ${4:-} == events ]]; then
+		mode=(-e -n 2000)
+		variant+=/events
+	elif ((size >= 1048576)); then
+		mode=(-n 16 -Q 1)
 	else
-		mode=(-D "$DUR" -f "$MARGIN")
+		mode=(-D "$DUR" -f "$MARGIN" -Q 1)
 	fi
 	next_port
 	timeout 120 ip netns exec "$ns2" "$t" -R -p "$port" -s "$size" \
-		-q "$qps" "${mode[@]}" -Q 1 >/dev/null 2>&1 &
+		-q "$qps" "${mode[@]}" >/dev/null 2>&1 &
 	local srv=$!
 	wait_for 20 listening
 	b0=$(busy)
 	SECONDS=0
 	out=$(timeout 120 ip netns exec "$ns1" "$t" -R -p "$port" -s "$size" \
-		-q "$qps" "${mode[@]}" -Q 1 192.0.2.2 2>&1) || true
+		-q "$qps" "${mode[@]}" 192.0.2.2 2>&1) || true
 	b1=$(busy)
 	local secs=$SECONDS
 	wait "$srv" || true
@@ -119,6 +133,35 @@ lat() {
 	row "$t" "$size" 1 "$us" usec ""
 }
 
+# crc_pass: guest CPU seconds of one crc32c pass over a GiB through the
+# kernel's crypto API (AF_ALG, the "crc32c" the kernel's crc32c library
+# uses: crc32c-intel where the CPU has SSE 4.2), 256 MiB in 1 MiB writes
+# into one hash; the variant names the driver, the highest-priority
+# crc32c in /proc/crypto.
+crc_pass() {
+	local drv s
+
+	modprobe -q crc32c_intel 2>/dev/null || true
+	modprobe -q crc32c_generic 2>/dev/null || true
+	drv=$(awk -F': *' '/^name/ {n = $2} /^driver/ {d = $2}
+		/^priority/ && n == "crc32c" && $2 + 0 > best {best = $2 + 0; pick = d}
+		END {print pick}' /proc/crypto)
+	s=$(python3 -c '
+import os, socket, time
+alg = socket.socket(socket.AF_ALG, socket.SOCK_SEQPACKET, 0)
+alg.bind(("hash", "crc32c"))
+op, _ = alg.accept()
+buf = os.urandom(1 << 20)
+n = 256
+t0 = time.process_time()
+for _ in range(n):
+    op.sendmsg([buf], [], socket.MSG_MORE)
+op.send(b"")
+op.recv(4)
+print("%.3f" % ((time.process_time() - t0) * 1024 / n))') || return 0
+	variant=${drv:-unknown} row crc32c_pass 1073741824 1 "$s" s/GiB "$s"
+}
+
 rdma_suite() {
 	local t s
 
@@ -128,6 +171,8 @@ rdma_suite() {
 		done
 		bw "$t" 65536 4
 	done
+	bw ib_send_bw 65536 1 events
+	bw ib_read_bw 65536 1 events
 	for t in ib_send_lat ib_write_lat ib_read_lat; do
 		for s in "${lat_sizes[@]}"; do
 			lat "$t" "$s"
@@ -139,10 +184,11 @@ rdma_suite() {
 # default run is CRC on, markers off), and FPDUs of up to 32 KiB (siw's G
 # bit, mpa_large_fpdu) with CRC on and off.
 iwtcp_variants() {
-	local v crc markers large t dev
+	local v crc markers large t dev vs=("on required 0" "off off 0"
+		"off required 0" "on off 1" "off off 1")
 
-	for v in "on required 0" "off off 0" "off required 0" "on off 1" \
-		 "off off 1"; do
+	[[ $subset == crc ]] && vs=("on off 0" "off off 0")
+	for v in "${vs[@]}"; do
 		read -r crc markers large <<<"$v"
 		for dev in iwtcp_a iwtcp_b; do
 			echo "$crc" >"/sys/class/infiniband/$dev/mpa_crc"
@@ -151,9 +197,13 @@ iwtcp_variants() {
 		done
 		variant="crc-$crc/markers-${markers/required/on}"
 		((large)) && variant+=/large
+		# iwtcp's defaults: the subset's CRC-on figures
+		[[ $variant == crc-on/markers-off ]] && variant=default
 		for t in ib_write_bw ib_read_bw ib_send_bw; do
 			bw "$t" 65536 1
 		done
+		bw ib_send_bw 65536 1 events
+		bw ib_read_bw 65536 1 events
 	done
 	for dev in iwtcp_a iwtcp_b; do
 		echo 0 >"/sys/class/infiniband/$dev/mpa_large_fpdu"
@@ -163,9 +213,10 @@ iwtcp_variants() {
 
 # Plain TCP on the same path: iperf3 bandwidth, qperf ping-pong latency.
 tcp_suite() {
-	local s b0 b1 bps mbs gib us out
+	local s b0 b1 bps mbs gib us out sizes=("${bw_sizes[@]}")
 
-	for s in "${bw_sizes[@]}"; do
+	[[ $subset == crc ]] && sizes=(65536)
+	for s in "${sizes[@]}"; do
 		next_port
 		timeout 60 ip netns exec "$ns2" iperf3 -s -1 -p "$port" >/dev/null 2>&1 &
 		wait_for 20 listening
@@ -181,6 +232,7 @@ tcp_suite() {
 			"$(awk -v b=$((b1 - b0)) -v h="$hz" -v g="$gib" \
 				'BEGIN{if (g > 0) printf "%.3f", b / h / g}')"
 	done
+	[[ $subset == crc ]] && return 0
 	next_port
 	ip netns exec "$ns2" qperf -lp "$port" >/dev/null 2>&1 &
 	local srv=$!
@@ -204,11 +256,15 @@ iwtcp | siw)
 	ip netns exec "$ns1" rdma link add "${sys}_a" type "$sys" netdev veth_a
 	ip netns exec "$ns2" rdma link add "${sys}_b" type "$sys" netdev veth_b
 	_created_links+=("$ns1 ${sys}_a" "$ns2 ${sys}_b")
-	rdma_suite
-	[[ $sys == iwtcp ]] && iwtcp_variants
+	[[ $subset == crc ]] || rdma_suite
+	if [[ $sys == iwtcp ]]; then
+		iwtcp_variants
+		crc_pass
+	fi
 	;;
 tcp)
 	tcp_suite
+	crc_pass
 	;;
 *)
 	echo "bench_guest: unknown system $sys" >&2

@@ -5,7 +5,12 @@
   tools/bench_report.py OUTDIR
 
 Reads OUTDIR/bench.csv (tools/bench), writes OUTDIR/summary.txt (printed
-too) and, when gnuplot is there, OUTDIR/bw.png and OUTDIR/lat.png.
+too) and, when gnuplot is there, OUTDIR/bw.png, OUTDIR/lat.png and
+OUTDIR/targets.png. The ratios are those of the data path's targets
+(Documentation/infiniband/iwtcp-performance.rst, "Targets"), per guest
+CPU model: CRC off against iperf3, CRC on against iperf3 plus two kernel
+crc32c passes, iwtcp against siw at every size, and the spread over
+repetitions.
 """
 import csv
 import os
@@ -21,7 +26,7 @@ def load(path):
     with open(path) as f:
         for r in csv.DictReader(f):
             key = (r["system"], r["variant"], r["test"], int(r["size"]),
-                   int(r["qps"]))
+                   int(r["qps"]), r.get("cpu") or "qemu64")
             try:
                 pts[key].append(float(r["value"]))
                 if r["cpu_s_per_gib"]:
@@ -44,53 +49,135 @@ def ratio(a, b):
 
 
 def table(pts, cpu):
-    lines = ["system   variant              test           size  qps"
-             "     median   min..max       reps  cpu s/GiB"]
-    for key in sorted(pts):
-        sysname, variant, test, size, qps = key
+    lines = ["cpu       system   variant                     test           "
+             "    size  qps     median   min..max       reps  cpu s/GiB"]
+    for key in sorted(pts, key=lambda k: (k[5],) + k[:5]):
+        sysname, variant, test, size, qps, model = key
         v = pts[key]
         lines.append(
-            f"{sysname:8} {variant:20} {test:14} {size:>7} {qps:>3} "
-            f"{fmt(med(v)):>10}   {fmt(min(v))}..{fmt(max(v)):<10} "
+            f"{model:9} {sysname:8} {variant:27} {test:14} {size:>10} "
+            f"{qps:>3} {fmt(med(v)):>10}   {fmt(min(v))}..{fmt(max(v)):<10} "
             f"{len(v):>3}  {fmt(med(cpu.get(key, [])), 3)}")
     return lines
 
 
+def verdict(v, limit, higher):
+    if v is None:
+        return "no figure"
+    ok = v >= limit if higher else v <= limit
+    return "met" if ok else "missed"
+
+
 def ratios(pts, cpu):
-    def m(sysname, test, size, variant="default", qps=1):
-        return med(pts.get((sysname, variant, test, size, qps), []))
+    """The targets' lines, and (label, ratio, limit) for the plot."""
+    out = ["", "Ratios against the targets (medians; bandwidth: higher is "
+           "better, CPU per GiB: lower is better)"]
+    bars = []
+    for model in sorted({k[5] for k in pts}):
+        def m(sysname, test, size=65536, variant="default", qps=1):
+            return med(pts.get((sysname, variant, test, size, qps, model),
+                               []))
 
-    def c(sysname, test, size, variant="default"):
-        return med(cpu.get((sysname, variant, test, size, 1), []))
+        def c(sysname, test, size=65536, variant="default"):
+            return med(cpu.get((sysname, variant, test, size, 1, model), []))
 
-    out = ["", "Ratios (medians; bandwidth: higher is better, latency and CPU:"
-           " lower is better)", ""]
-    for t in ("ib_write_bw", "ib_read_bw", "ib_send_bw"):
-        iw = m("iwtcp", t, 65536)
-        out.append(f"{t} 64 KiB: iwtcp {fmt(iw)} MB/s, siw {fmt(m('siw', t, 65536))}"
-                   f", iperf3 {fmt(m('tcp', 'iperf3', 65536))}: "
-                   f"iwtcp/siw {fmt(ratio(iw, m('siw', t, 65536)))} (target 1.5), "
-                   f"iwtcp/iperf3 {fmt(ratio(iw, m('tcp', 'iperf3', 65536)))} "
-                   f"(target 0.8)")
-        out.append(f"  CPU s/GiB: iwtcp {fmt(c('iwtcp', t, 65536), 3)}, siw "
-                   f"{fmt(c('siw', t, 65536), 3)}, iperf3 "
-                   f"{fmt(c('tcp', 'iperf3', 65536), 3)}: iwtcp/siw "
-                   f"{fmt(ratio(c('iwtcp', t, 65536), c('siw', t, 65536)))} "
-                   f"(target below 1)")
-        for v in ("crc-on/markers-on", "crc-off/markers-off",
-                  "crc-off/markers-on"):
-            out.append(f"  iwtcp {v}: {fmt(m('iwtcp', t, 65536, v))} MB/s")
-    tcp8 = m("tcp", "qperf_tcp_lat", 8)
-    for t in ("ib_send_lat", "ib_write_lat", "ib_read_lat"):
-        iw = m("iwtcp", t, 8)
-        out.append(f"{t} 8 B: iwtcp {fmt(iw)} us, siw {fmt(m('siw', t, 8))}, "
-                   f"TCP ping-pong {fmt(tcp8)}: iwtcp/siw "
-                   f"{fmt(ratio(iw, m('siw', t, 8)))} (target 1.0), "
-                   f"iwtcp/TCP {fmt(ratio(iw, tcp8))} (target 1.3)")
-    return out
+        tcp_bw, tcp_cpu = m("tcp", "iperf3"), c("tcp", "iperf3")
+        crc_s = [med(v) for k, v in pts.items()
+                 if k[2] == "crc32c_pass" and k[5] == model and k[0] == "tcp"]
+        crc_s = crc_s or [med(v) for k, v in pts.items()
+                          if k[2] == "crc32c_pass" and k[5] == model]
+        drivers = sorted({k[1] for k in pts
+                          if k[2] == "crc32c_pass" and k[5] == model})
+        crc = crc_s[0] if crc_s else None
+        out += ["", f"CPU model {model}: kernel crc32c "
+                f"{', '.join(drivers) or 'not measured'}, one pass "
+                f"{fmt(crc, 3)} s/GiB; iperf3 64 KiB {fmt(tcp_bw)} MB/s at "
+                f"{fmt(tcp_cpu, 3)} s/GiB"]
+        cases = [("ib_write_bw", "crc-off/markers-off"),
+                 ("ib_send_bw", "crc-off/markers-off/events")]
+        out.append("  CRC off, 64 KiB (targets: at least 0.8x iperf3's MB/s, "
+                   "at most 1.5x its CPU per GiB):")
+        for t, v in cases:
+            b, k = ratio(m("iwtcp", t, variant=v), tcp_bw), \
+                ratio(c("iwtcp", t, variant=v), tcp_cpu)
+            out.append(f"    {t} {v}: {fmt(m('iwtcp', t, variant=v))} MB/s,"
+                       f" {fmt(b)}x ({verdict(b, 0.8, True)}); "
+                       f"{fmt(c('iwtcp', t, variant=v), 3)} s/GiB, {fmt(k)}x"
+                       f" ({verdict(k, 1.5, False)})")
+            bars += [(f"{model} {t} crc-off MB/s vs iperf3", b, 0.8),
+                     (f"{model} {t} crc-off CPU vs iperf3", k, 1.5)]
+        base = None if tcp_cpu is None or crc is None else tcp_cpu + 2 * crc
+        out.append(f"  CRC on, 64 KiB (target: CPU per GiB at most 1.5x "
+                   f"iperf3's + two crc32c passes = {fmt(base, 3)} s/GiB):")
+        for t, v in (("ib_write_bw", "default"), ("ib_send_bw", "events"),
+                     ("ib_read_bw", "events")):
+            k = ratio(c("iwtcp", t, variant=v), base)
+            out.append(f"    {t} {v}: {fmt(m('iwtcp', t, variant=v))} MB/s "
+                       f"({fmt(ratio(m('iwtcp', t, variant=v), tcp_bw))}x "
+                       f"iperf3), {fmt(c('iwtcp', t, variant=v), 3)} s/GiB, "
+                       f"{fmt(k)}x ({verdict(k, 1.5, False)})")
+            bars.append((f"{model} {t} crc-on CPU vs TCP+2 CRC", k, 1.5))
+        below = []
+        for k, v in pts.items():
+            if k[0] != "iwtcp" or k[5] != model or k[1] not in ("default",
+                                                                "events"):
+                continue
+            s = pts.get(("siw",) + k[1:])
+            if not s:
+                continue
+            lat = k[2].endswith("_lat")
+            r = ratio(med(s), med(v)) if lat else ratio(med(v), med(s))
+            if r is not None and r < 1:
+                below.append(f"{k[2]} {k[3]}{'/' + k[1] if k[1] != 'default' else ''}"
+                             f" {fmt(r)}x")
+        if any(k[0] == "siw" and k[5] == model for k in pts):
+            out.append("  Never below siw (every size, bandwidth and "
+                       "latency): " + ("met" if not below else
+                                       "missed at " + ", ".join(below)))
+        steady = []
+        for t in ("ib_write_bw", "ib_read_bw", "ib_send_bw"):
+            reps = pts.get(("iwtcp", "default", t, 65536, 1, model), [])
+            if len(reps) > 1:
+                steady.append(f"{t} {fmt(min(reps) / max(reps))}")
+        if steady:
+            out.append("  Steady over repetitions (64 KiB, iwtcp's slowest "
+                       "over its fastest): " + ", ".join(steady))
+    tcp8 = [med(v) for k, v in pts.items()
+            if k[0] == "tcp" and k[2] == "qperf_tcp_lat" and k[3] == 8]
+    if tcp8:
+        out += ["", f"Latency, 8 octets: TCP ping-pong {fmt(tcp8[0])} us"]
+        for t in ("ib_send_lat", "ib_write_lat", "ib_read_lat"):
+            iw = [med(v) for k, v in pts.items()
+                  if k[0] == "iwtcp" and k[2] == t and k[3] == 8]
+            if iw:
+                out.append(f"  {t}: iwtcp {fmt(iw[0])} us, "
+                           f"{fmt(ratio(iw[0], tcp8[0]))}x TCP")
+    return out, bars
+
+
+def plot_targets(outdir, bars):
+    """targets.png: each ratio beside its limit."""
+    bars = [b for b in bars if b[1] is not None]
+    if not bars:
+        return
+    data = "\n".join(f'"{label}" {r} {limit}' for label, r, limit in bars)
+    script = "\n".join([
+        "set terminal png noenhanced size 1100,600",
+        f"set output '{outdir}/targets.png'", "set yrange [0:*]",
+        "set style data histograms", "set style fill solid 0.6",
+        "set xtics rotate by -30 scale 0 font ',8'", "set grid ytics",
+        "set ylabel 'ratio'", "set key left top",
+        "plot '-' using 2:xtic(1) title 'measured', "
+        "'-' using 3 title 'target'", data, "e", data, "e"]) + "\n"
+    try:
+        subprocess.run(["gnuplot"], input=script, text=True, check=True)
+    except (OSError, subprocess.CalledProcessError) as e:
+        print(f"bench_report: no targets.png: {e}", file=sys.stderr)
 
 
 def plot(outdir, pts):
+    models = sorted({k[5] for k in pts})
+    model = "Westmere" if "Westmere" in models else models[0]
     series = {
         "bw": [("iwtcp", "ib_write_bw"), ("siw", "ib_write_bw"),
                ("iwtcp", "ib_send_bw"), ("siw", "ib_send_bw"),
@@ -109,7 +196,8 @@ def plot(outdir, pts):
         for sysname, test in ss:
             rows = sorted((k[3], med(v)) for k, v in pts.items()
                           if k[0] == sysname and k[2] == test and
-                          k[1] == "default" and k[4] == 1)
+                          k[1] == "default" and k[4] == 1 and
+                          k[5] == model)
             if not rows:
                 continue
             plots.append(f"'-' using 1:2 with linespoints title '{sysname} {test}'")
@@ -127,14 +215,17 @@ def plot(outdir, pts):
 def main():
     outdir = sys.argv[1]
     pts, cpu = load(os.path.join(outdir, "bench.csv"))
-    lines = table(pts, cpu) + ratios(pts, cpu)
+    r, bars = ratios(pts, cpu)
+    lines = table(pts, cpu) + r
     lines += ["", "(guest under qemu TCG emulation: compare systems, not "
               "absolute numbers)"]
     with open(os.path.join(outdir, "summary.txt"), "w") as f:
         f.write("\n".join(lines) + "\n")
     print("\n".join(lines))
     plot(outdir, pts)
-    print(f"bench: {outdir}/bench.csv, summary.txt, bw.png, lat.png")
+    plot_targets(outdir, bars)
+    print(f"bench: {outdir}/bench.csv, summary.txt, bw.png, lat.png, "
+          "targets.png")
 
 
 if __name__ == "__main__":
