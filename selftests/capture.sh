@@ -249,13 +249,14 @@ no_markers_mtu_1501() {
 }
 
 # Without markers, EMSS 1448, messages of 300 octets: FPDUs of 320 and
-# 324 octets. 50 ms of netem on veth_a hold TCP's first window out for a
-# round trip, so later messages queue in TCP and share segments: four to a
-# segment, never one across two (RFC 5044 5.1: packed "as long as they
-# are entirely contained in the TCP segment").
+# 324 octets. 50 ms of netem on veth_a (times IWTCP_SLOW: on the debug
+# kernel 50 ms passed before the next message was posted) hold TCP's
+# first window out for a round trip, so later messages queue in TCP and
+# share segments: four to a segment, never one across two (RFC 5044 5.1:
+# packed "as long as they are entirely contained in the TCP segment").
 no_markers_small() {
 	mtu 1500
-	tc -n "$ns1" qdisc add dev veth_a root netem delay 50ms
+	tc -n "$ns1" qdisc add dev veth_a root netem delay $((50 * IWTCP_SLOW))ms
 	ALIGN=1 ALIGN_PACKED=1 capture_case 1 0 "${FUNCNAME[0]}" 300
 }
 
