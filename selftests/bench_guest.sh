@@ -80,6 +80,7 @@ listening() {
 # nothing for messages that large on a slow guest. -Q 1: a completion for
 # every work request. "events": both ends sleep on CQ events (-e) instead
 # of busy-polling, as kernel consumers do; the variant gets "/events"
+# ("events" alone for the defaults)
 # (perftest takes -e for Send and Read, and not with -D: 2000 messages;
 # and not with -Q 1: its sender waits for an event while the completions
 # are already queued, and hangs, on any device).
@@ -88,7 +89,7 @@ bw() {
 
 	if [[ ${4:-} == events ]]; then
 		mode=(-e -n 2000)
-		variant+=/events
+		[[ $variant == default ]] && variant=events || variant+=/events
 	elif ((size >= 1048576)); then
 		mode=(-n 16 -Q 1)
 	else
