@@ -306,8 +306,9 @@ setup_two_hosts() {
 	fi
 	_add_host "$ns1" "$dev_a" 1
 	_add_host "$ns2" "$dev_b" 2
-	wait_for 10 _link_up "$ns1" "$dev_a"
-	wait_for 10 _link_up "$ns2" "$dev_b"
+	# an e1000's carrier came up after 10 s on the debug kernel
+	wait_for $((10 * IWTCP_SLOW)) _link_up "$ns1" "$dev_a"
+	wait_for $((10 * IWTCP_SLOW)) _link_up "$ns2" "$dev_b"
 	if [[ $IWTCP_LINK == 1 ]]; then
 		# No driver is a skip, not a failure (kselftest rule).
 		require_cmd rdma
