@@ -252,40 +252,6 @@ u32 iwtcp_fpdu_wire_off(const struct iwtcp_fpdu_layout *l, u32 c, u32 *run)
 	return w;
 }
 
-static void to_wire(u8 *wire, const struct iwtcp_fpdu_layout *l, u32 c,
-		    const u8 *src, u32 n)
-{
-	u32 run, w, k;
-
-	while (n) {
-		w = iwtcp_fpdu_wire_off(l, c, &run);
-		k = min(n, run);
-		if (src)
-			memcpy(wire + w, src, k);
-		else
-			memset(wire + w, 0, k);
-		c += k;
-		n -= k;
-		if (src)
-			src += k;
-	}
-}
-
-static void from_wire(const u8 *wire, const struct iwtcp_fpdu_layout *l,
-		      u32 c, u8 *dst, u32 n)
-{
-	u32 run, w, k;
-
-	while (n) {
-		w = iwtcp_fpdu_wire_off(l, c, &run);
-		k = min(n, run);
-		memcpy(dst, wire + w, k);
-		c += k;
-		n -= k;
-		dst += k;
-	}
-}
-
 static int stream_layout(const struct iwtcp_fpdu_stream *st, u32 fpdu_len,
 			 struct iwtcp_fpdu_layout *l)
 {
@@ -293,6 +259,178 @@ static int stream_layout(const struct iwtcp_fpdu_stream *st, u32 fpdu_len,
 		return iwtcp_fpdu_markers(st->off, fpdu_len, l);
 	memset(l, 0, sizeof(*l));
 	l->wire_len = fpdu_len;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Transmit framer                                                     */
+
+/* Wire octets from where the FPDU stands to its next marker. */
+static u32 tx_to_marker(const struct iwtcp_fpdu_tx *t)
+{
+	if (t->mk == t->l.nr)
+		return U32_MAX;
+	return t->l.first + IWTCP_MPA_MARKER_PERIOD * t->mk - t->wpos;
+}
+
+/* RFC 5044 4.3: the marker due at this point of the FPDU, if one is */
+static int tx_marker(struct iwtcp_fpdu_tx *t, const struct iwtcp_fpdu_sink *s)
+{
+	struct iwtcp_mpa_marker mk;
+	int ret;
+
+	if (tx_to_marker(t))
+		return 0;
+	mk.rsvd = 0;
+	mk.fpdu_ptr = cpu_to_be16(iwtcp_fpdu_marker_ptr(&t->l, t->mk));
+	/* RFC 5044 4.4: the CRC covers the markers inside the FPDU */
+	if (t->crc_on)
+		t->crc = iwtcp_fpdu_crc_update(t->crc, &mk, sizeof(mk));
+	ret = s->copy(s->arg, &mk, sizeof(mk));
+	if (ret)
+		return ret;
+	t->mk++;
+	t->wpos += sizeof(mk);
+	return 0;
+}
+
+/* Hand @n content octets to the sink, with the markers that fall among them. */
+static int tx_emit(struct iwtcp_fpdu_tx *t, const u8 *p, u32 n, bool copy,
+		   const struct iwtcp_fpdu_sink *s)
+{
+	u32 k;
+	int ret;
+
+	while (n) {
+		ret = tx_marker(t, s);
+		if (ret)
+			return ret;
+		k = min(n, tx_to_marker(t));
+		if (t->crc_on)
+			t->crc = iwtcp_fpdu_crc_update(t->crc, p, k);
+		ret = copy ? s->copy(s->arg, p, k) : s->ref(s->arg, p, k);
+		if (ret)
+			return ret;
+		t->wpos += k;
+		p += k;
+		n -= k;
+	}
+	return 0;
+}
+
+/**
+ * iwtcp_fpdu_tx_begin() - start framing one FPDU (RFC 5044 4.1, 4.3)
+ * @t: the framer state, filled here
+ * @st: the sending direction (its offset places the markers)
+ * @ulpdu_len: octets of the ULPDU that iwtcp_fpdu_tx_add() will bring,
+ *	at most IWTCP_MPA_ULPDU_MAX
+ * @s: where the octets go
+ *
+ * Hands the sink a leading marker if one is due and ULPDU_Length. This is
+ * the framer of every FPDU iwtcp sends: the data path's (qp_tx.c), the
+ * MPA start-up's (iwtcp_fpdu_build()) and the host unit tests'.
+ *
+ * Context: Any context the sink allows.
+ * Return: 0, or
+ * * -EMSGSIZE - @ulpdu_len too long, or FPDUPTR would overflow
+ * * -EINVAL - st->off not a multiple of 4 (with markers)
+ * * the sink's error
+ */
+int iwtcp_fpdu_tx_begin(struct iwtcp_fpdu_tx *t,
+			const struct iwtcp_fpdu_stream *st, u32 ulpdu_len,
+			const struct iwtcp_fpdu_sink *s)
+{
+	struct iwtcp_mpa_fpdu_hdr hdr;
+	int ret;
+
+	if (ulpdu_len > IWTCP_MPA_ULPDU_MAX)
+		return -EMSGSIZE;
+	memset(t, 0, sizeof(*t));
+	ret = stream_layout(st, iwtcp_fpdu_len(ulpdu_len), &t->l);
+	if (ret)
+		return ret;
+	t->ulpdu_len = ulpdu_len;
+	t->crc = IWTCP_FPDU_CRC_SEED;
+	t->crc_on = st->crc;
+	hdr.ulpdu_len = cpu_to_be16(ulpdu_len);
+	t->content = sizeof(hdr);
+	return tx_emit(t, (const u8 *)&hdr, sizeof(hdr), true, s);
+}
+
+/**
+ * iwtcp_fpdu_tx_add() - frame more ULPDU octets (RFC 5044 4.3, 4.4)
+ * @t: the framer state of iwtcp_fpdu_tx_begin()
+ * @p: the octets, mapped for the CPU
+ * @len: octets at @p
+ * @copy: hand them to the sink's @copy (they go away after the call),
+ *	else to its @ref
+ * @s: where the octets go
+ *
+ * Splits @p where markers fall, hands the sink each marker and each run,
+ * and runs the CRC over both as it goes: the CRC reads each octet once,
+ * right before the sink takes it.
+ *
+ * Context: Any context the sink allows.
+ * Return: 0, -EMSGSIZE if the ULPDU would grow beyond what
+ * iwtcp_fpdu_tx_begin() announced, or the sink's error.
+ */
+int iwtcp_fpdu_tx_add(struct iwtcp_fpdu_tx *t, const void *p, u32 len,
+		      bool copy, const struct iwtcp_fpdu_sink *s)
+{
+	if (len > sizeof(struct iwtcp_mpa_fpdu_hdr) + t->ulpdu_len - t->content)
+		return -EMSGSIZE;
+	t->content += len;
+	return tx_emit(t, p, len, copy, s);
+}
+
+/**
+ * iwtcp_fpdu_tx_end() - finish the FPDU: PAD, marker, CRC (RFC 5044 4.1-4.4)
+ * @t: the framer state, all ULPDU octets added
+ * @st: the sending direction; st->off advances by the FPDU's wire length
+ * @s: where the octets go
+ *
+ * The CRC field is 0 when the CRC is off (RFC 5044 4.1 lets it hold any
+ * value then).
+ *
+ * Context: Any context the sink allows.
+ * Return: the FPDU's wire octets, markers included, or
+ * * -EINVAL - fewer ULPDU octets added than announced
+ * * -EPROTO - the framer's own bookkeeping disagrees with the layout
+ * * the sink's error
+ */
+int iwtcp_fpdu_tx_end(struct iwtcp_fpdu_tx *t, struct iwtcp_fpdu_stream *st,
+		      const struct iwtcp_fpdu_sink *s)
+{
+	static const u8 zero_pad[IWTCP_MPA_FPDU_ALIGN];
+	struct iwtcp_mpa_trailer tr;
+	int ret;
+
+	if (t->content != sizeof(struct iwtcp_mpa_fpdu_hdr) + t->ulpdu_len)
+		return -EINVAL;
+	ret = tx_emit(t, zero_pad, iwtcp_fpdu_pad(t->ulpdu_len), true, s);
+	/* a marker may fall right before the CRC, never inside it */
+	if (!ret)
+		ret = tx_marker(t, s);
+	if (ret)
+		return ret;
+	tr.crc = t->crc_on ? iwtcp_fpdu_crc_final(t->crc) : 0;
+	ret = s->copy(s->arg, &tr, sizeof(tr));
+	if (ret)
+		return ret;
+	t->wpos += sizeof(tr);
+	if (t->mk != t->l.nr || t->wpos != t->l.wire_len)
+		return -EPROTO;
+	st->off += t->l.wire_len;
+	return t->l.wire_len;
+}
+
+/* A linear buffer as a sink: both kinds of octets are copied into it. */
+static int linear_put(void *arg, const void *p, u32 len)
+{
+	u8 **out = arg;
+
+	memcpy(*out, p, len);
+	*out += len;
 	return 0;
 }
 
@@ -304,8 +442,7 @@ static int stream_layout(const struct iwtcp_fpdu_stream *st, u32 fpdu_len,
  * @buf: output
  * @size: octets available at @buf
  *
- * Writes markers (with st->markers), ULPDU_Length, the ULPDU, zero PAD and
- * the CRC (zero when st->crc is off: RFC 5044 4.1 lets it hold any value).
+ * iwtcp_fpdu_tx_begin(), _add() and _end() into @buf.
  *
  * Context: Any context.
  * Return:
@@ -317,57 +454,193 @@ static int stream_layout(const struct iwtcp_fpdu_stream *st, u32 fpdu_len,
 int iwtcp_fpdu_build(struct iwtcp_fpdu_stream *st, const void *ulpdu,
 		     u32 ulpdu_len, void *buf, size_t size)
 {
-	u32 fpdu_len = iwtcp_fpdu_len(ulpdu_len);
-	struct iwtcp_mpa_fpdu_hdr hdr;
-	struct iwtcp_mpa_trailer tr;
-	struct iwtcp_mpa_marker mk;
+	u8 *out = buf;
+	const struct iwtcp_fpdu_sink s = {
+		.ref = linear_put, .copy = linear_put, .arg = &out,
+	};
 	struct iwtcp_fpdu_layout l;
-	u8 *wire = buf;
-	u32 i;
+	struct iwtcp_fpdu_tx t;
 	int ret;
 
 	if (ulpdu_len > IWTCP_MPA_ULPDU_MAX)
 		return -EMSGSIZE;
-	ret = stream_layout(st, fpdu_len, &l);
+	ret = stream_layout(st, iwtcp_fpdu_len(ulpdu_len), &l);
 	if (ret)
 		return ret;
 	if (size < l.wire_len)
 		return -ENOSPC;
-
-	for (i = 0; i < l.nr; i++) {
-		mk.rsvd = 0;
-		mk.fpdu_ptr = cpu_to_be16(iwtcp_fpdu_marker_ptr(&l, i));
-		memcpy(wire + l.first + IWTCP_MPA_MARKER_PERIOD * i, &mk,
-		       sizeof(mk));
-	}
-	hdr.ulpdu_len = cpu_to_be16(ulpdu_len);
-	to_wire(wire, &l, 0, (const u8 *)&hdr, sizeof(hdr));
-	to_wire(wire, &l, sizeof(hdr), ulpdu, ulpdu_len);
-	to_wire(wire, &l, sizeof(hdr) + ulpdu_len, NULL,
-		iwtcp_fpdu_pad(ulpdu_len));
-	/* RFC 5044 4.4: CRC over everything before it, markers included */
-	tr.crc = st->crc ? iwtcp_fpdu_crc(wire, l.wire_len - sizeof(tr)) : 0;
-	memcpy(wire + l.wire_len - sizeof(tr), &tr, sizeof(tr));
-	st->off += l.wire_len;
-	return l.wire_len;
+	ret = iwtcp_fpdu_tx_begin(&t, st, ulpdu_len, &s);
+	if (!ret)
+		ret = iwtcp_fpdu_tx_add(&t, ulpdu, ulpdu_len, false, &s);
+	return ret ?: iwtcp_fpdu_tx_end(&t, st, &s);
 }
 
-/* RFC 5044 4.3, 8 (error 3): every marker points at ULPDU_Length */
-static int check_markers(const u8 *wire, const struct iwtcp_fpdu_layout *l)
+/* ------------------------------------------------------------------ */
+/* Receive framer                                                      */
+
+static int visit_copy(void *ctx, const void *p, u32 len)
 {
+	u8 **dst = ctx;
+
+	memcpy(*dst, p, len);
+	*dst += len;
+	return 0;
+}
+
+static int visit_crc(void *ctx, const void *p, u32 len)
+{
+	u32 *crc = ctx;
+
+	*crc = iwtcp_fpdu_crc_update(*crc, p, len);
+	return 0;
+}
+
+static int src_copy(const struct iwtcp_fpdu_source *src, u32 pos, void *dst,
+		    u32 len)
+{
+	u8 *d = dst;
+
+	return src->visit(src->arg, pos, len, visit_copy, &d);
+}
+
+/**
+ * iwtcp_fpdu_rx_begin() - find the extent of the next FPDU (RFC 5044 6)
+ * @r: filled with its layout and ULPDU_Length
+ * @st: the receiving direction (its offset places the markers)
+ * @src: the received octets, from the FPDU's first
+ *
+ * Reads ULPDU_Length (after a leading marker, if one is due) and checks
+ * that the whole FPDU has arrived. The source holds the stream in order
+ * and without holes (TCP's receive queue does), so the FPDU's last octet
+ * stands for all of them.
+ *
+ * Context: Any context the source allows.
+ * Return: 0, or
+ * * -EAGAIN - the FPDU has not arrived whole yet
+ * * -EMSGSIZE - a marker would lie beyond FPDUPTR's reach of ULPDU_Length:
+ *   the length is bad (RFC 5044 4.2)
+ * * -EINVAL - st->off not a multiple of 4 (with markers)
+ */
+int iwtcp_fpdu_rx_begin(struct iwtcp_fpdu_rx *r,
+			const struct iwtcp_fpdu_stream *st,
+			const struct iwtcp_fpdu_source *src)
+{
+	u32 hdr_off = st->markers && !(st->off % IWTCP_MPA_MARKER_PERIOD) ?
+		      IWTCP_MPA_MARKER_SIZE : 0;
+	struct iwtcp_mpa_fpdu_hdr hdr;
+	u8 last;
+	int ret;
+
+	ret = src_copy(src, hdr_off, &hdr, sizeof(hdr));
+	if (ret)
+		return ret;
+	r->ulpdu_len = be16_to_cpu(hdr.ulpdu_len);
+	ret = stream_layout(st, iwtcp_fpdu_len(r->ulpdu_len), &r->l);
+	if (ret)
+		return ret;
+	return src_copy(src, r->l.wire_len - 1, &last, sizeof(last));
+}
+
+/**
+ * iwtcp_fpdu_rx_check() - verify an FPDU before DDP sees it (RFC 5044 6)
+ * @r: the FPDU, from iwtcp_fpdu_rx_begin()
+ * @st: the receiving direction: CRC and markers on or off
+ * @src: the received octets, from the FPDU's first
+ *
+ * The CRC first, then each marker against ULPDU_Length: the order of MPA
+ * errors 2 and 3 (RFC 5044 8). RESERVED and FPDUPTR's low two bits are
+ * ignored (RFC 5044 4.2). No octet of the FPDU may be passed on before
+ * this returns 0 (RFC 5044 6: "MUST first verify the FPDU").
+ *
+ * Context: Any context the source allows.
+ * Return: 0, or
+ * * -EBADMSG - CRC mismatch (MPA error 2)
+ * * -EPROTO - a marker disagrees with ULPDU_Length (MPA error 3)
+ * * the source's error
+ */
+int iwtcp_fpdu_rx_check(const struct iwtcp_fpdu_rx *r,
+			const struct iwtcp_fpdu_stream *st,
+			const struct iwtcp_fpdu_source *src)
+{
+	const struct iwtcp_fpdu_layout *l = &r->l;
+	u32 crc = IWTCP_FPDU_CRC_SEED, i;
+	struct iwtcp_mpa_trailer tr;
 	struct iwtcp_mpa_marker mk;
 	u16 ptr;
-	u32 i;
+	int ret;
 
+	if (st->crc) {
+		ret = src->visit(src->arg, 0, l->wire_len - sizeof(tr),
+				 visit_crc, &crc);
+		if (!ret)
+			ret = src_copy(src, l->wire_len - sizeof(tr), &tr,
+				       sizeof(tr));
+		if (ret)
+			return ret;
+		if (tr.crc != iwtcp_fpdu_crc_final(crc))
+			return -EBADMSG;
+	}
 	for (i = 0; i < l->nr; i++) {
-		memcpy(&mk, wire + l->first + IWTCP_MPA_MARKER_PERIOD * i,
-		       sizeof(mk));
-		/* RFC 5044 4.2: RESERVED ignored, low two bits read as 0 */
+		ret = src_copy(src, l->first + IWTCP_MPA_MARKER_PERIOD * i, &mk,
+			       sizeof(mk));
+		if (ret)
+			return ret;
 		ptr = be16_to_cpu(mk.fpdu_ptr) & IWTCP_MPA_MARKER_PTR;
 		if (ptr != iwtcp_fpdu_marker_ptr(l, i))
 			return -EPROTO;
 	}
 	return 0;
+}
+
+/**
+ * iwtcp_fpdu_rx_copy() - copy FPDU content octets out, markers removed
+ * @r: the FPDU, from iwtcp_fpdu_rx_begin()
+ * @src: the received octets, from the FPDU's first
+ * @c: first content octet: 0 is the first of ULPDU_Length, 2 the ULPDU's
+ * @dst: where the octets go
+ * @len: octets to copy, within ULPDU_Length and the ULPDU
+ *
+ * Context: Any context the source allows.
+ * Return: 0, -EINVAL if @c and @len reach beyond the ULPDU, or the
+ * source's error.
+ */
+int iwtcp_fpdu_rx_copy(const struct iwtcp_fpdu_rx *r,
+		       const struct iwtcp_fpdu_source *src, u32 c, void *dst,
+		       u32 len)
+{
+	u32 end = sizeof(struct iwtcp_mpa_fpdu_hdr) + r->ulpdu_len;
+	u8 *d = dst;
+	u32 run, w, n;
+	int ret;
+
+	if (c > end || len > end - c)
+		return -EINVAL;
+	while (len) {
+		w = iwtcp_fpdu_wire_off(&r->l, c, &run);
+		n = min(len, run);
+		ret = src->visit(src->arg, w, n, visit_copy, &d);
+		if (ret)
+			return ret;
+		c += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/* A linear buffer as a source. */
+struct linear_src {
+	const u8 *buf;
+	size_t len;
+};
+
+static int linear_visit(void *arg, u32 pos, u32 len, iwtcp_fpdu_visit_t fn,
+			void *ctx)
+{
+	const struct linear_src *ls = arg;
+
+	if (pos > ls->len || len > ls->len - pos)
+		return -EAGAIN;
+	return len ? fn(ctx, ls->buf + pos, len) : 0;
 }
 
 /**
@@ -379,8 +652,7 @@ static int check_markers(const u8 *wire, const struct iwtcp_fpdu_layout *l)
  * @ulpdu_size: octets available at @ulpdu
  * @ulpdu_len: set to the ULPDU octets written to @ulpdu (ULPDU_Length)
  *
- * Checks, in the order RFC 5044 8 implies: the CRC (with st->crc), then
- * that each marker agrees with ULPDU_Length (with st->markers).
+ * iwtcp_fpdu_rx_begin(), _check() and _copy() over @buf.
  *
  * Context: Any context.
  * Return:
@@ -394,34 +666,24 @@ static int check_markers(const u8 *wire, const struct iwtcp_fpdu_layout *l)
 int iwtcp_fpdu_parse(struct iwtcp_fpdu_stream *st, const void *buf,
 		     size_t len, void *ulpdu, size_t ulpdu_size, u32 *ulpdu_len)
 {
-	u32 hdr_off = st->markers && !(st->off % IWTCP_MPA_MARKER_PERIOD) ?
-		      IWTCP_MPA_MARKER_SIZE : 0;
-	struct iwtcp_mpa_fpdu_hdr hdr;
-	struct iwtcp_mpa_trailer tr;
-	struct iwtcp_fpdu_layout l;
-	const u8 *wire = buf;
-	u32 ulen;
+	struct linear_src ls = { .buf = buf, .len = len };
+	const struct iwtcp_fpdu_source src = {
+		.visit = linear_visit, .arg = &ls,
+	};
+	struct iwtcp_fpdu_rx r;
 	int ret;
 
-	if (len < hdr_off + sizeof(hdr))
-		return -EAGAIN;
-	memcpy(&hdr, wire + hdr_off, sizeof(hdr));
-	ulen = be16_to_cpu(hdr.ulpdu_len);
-	ret = stream_layout(st, iwtcp_fpdu_len(ulen), &l);
+	ret = iwtcp_fpdu_rx_begin(&r, st, &src);
 	if (ret)
 		return ret;
-	if (len < l.wire_len)
-		return -EAGAIN;
-	if (ulen > ulpdu_size)
+	if (r.ulpdu_len > ulpdu_size)
 		return -EMSGSIZE;
-	memcpy(&tr, wire + l.wire_len - sizeof(tr), sizeof(tr));
-	if (st->crc && tr.crc != iwtcp_fpdu_crc(wire, l.wire_len - sizeof(tr)))
-		return -EBADMSG;
-	ret = check_markers(wire, &l);
+	ret = iwtcp_fpdu_rx_check(&r, st, &src) ?:
+	      iwtcp_fpdu_rx_copy(&r, &src, sizeof(struct iwtcp_mpa_fpdu_hdr),
+				 ulpdu, r.ulpdu_len);
 	if (ret)
 		return ret;
-	from_wire(wire, &l, sizeof(hdr), ulpdu, ulen);
-	*ulpdu_len = ulen;
-	st->off += l.wire_len;
-	return l.wire_len;
+	*ulpdu_len = r.ulpdu_len;
+	st->off += r.l.wire_len;
+	return r.l.wire_len;
 }

@@ -43,6 +43,70 @@ struct iwtcp_fpdu_stream {
 	bool large;
 };
 
+/**
+ * struct iwtcp_fpdu_sink - where the transmit framer puts an FPDU's octets
+ * @ref: take @len octets at @p by reference: they stay where they are
+ *	until the FPDU is written (the ULPDU's payload)
+ * @copy: take a copy of @len octets at @p, valid only during the call
+ *	(markers, ULPDU_Length, PAD, CRC, and what the caller passes so)
+ * @arg: first argument of @ref and @copy
+ *
+ * Both are called in wire order, with runs that no marker splits. They
+ * return 0 or a negative errno, which the framer passes back.
+ */
+struct iwtcp_fpdu_sink {
+	int (*ref)(void *arg, const void *p, u32 len);
+	int (*copy)(void *arg, const void *p, u32 len);
+	void *arg;
+};
+
+/**
+ * struct iwtcp_fpdu_tx - one FPDU being framed for transmit (RFC 5044 4)
+ * @l: its marker layout
+ * @ulpdu_len: ULPDU octets announced by iwtcp_fpdu_tx_begin()
+ * @content: FPDU content octets framed so far (ULPDU_Length counts)
+ * @wpos: wire octets handed to the sink so far, markers included
+ * @mk: markers handed to the sink so far
+ * @crc: CRC register over the wire octets so far
+ * @crc_on: the CRC is computed (RFC 5044 4.4), else the field is 0
+ */
+struct iwtcp_fpdu_tx {
+	struct iwtcp_fpdu_layout l;
+	u32 ulpdu_len;
+	u32 content;
+	u32 wpos;
+	u32 mk;
+	u32 crc;
+	bool crc_on;
+};
+
+/* Visitor of received octets: 0 to go on, or a negative errno to stop. */
+typedef int (*iwtcp_fpdu_visit_t)(void *ctx, const void *p, u32 len);
+
+/**
+ * struct iwtcp_fpdu_source - received stream octets the receive framer reads
+ * @visit: call @fn on the @len octets from @pos (counted from the FPDU's
+ *	first octet, its leading marker if any), in order, in as many pieces
+ *	as the buffers holding them take; return 0, @fn's error, or -EAGAIN
+ *	if some of the octets have not arrived
+ * @arg: first argument of @visit
+ */
+struct iwtcp_fpdu_source {
+	int (*visit)(void *arg, u32 pos, u32 len, iwtcp_fpdu_visit_t fn,
+		     void *ctx);
+	void *arg;
+};
+
+/**
+ * struct iwtcp_fpdu_rx - one received FPDU being decoded (RFC 5044 6)
+ * @l: its marker layout; @l.wire_len is its length in the stream
+ * @ulpdu_len: its ULPDU_Length field
+ */
+struct iwtcp_fpdu_rx {
+	struct iwtcp_fpdu_layout l;
+	u32 ulpdu_len;
+};
+
 u32 iwtcp_fpdu_pad(u32 ulpdu_len);
 u32 iwtcp_fpdu_len(u32 ulpdu_len);
 u32 iwtcp_fpdu_mulpdu(u32 emss, bool markers);
@@ -54,6 +118,22 @@ u32 iwtcp_fpdu_wire_off(const struct iwtcp_fpdu_layout *l, u32 c, u32 *run);
 u32 iwtcp_fpdu_crc_update(u32 crc, const void *p, unsigned int len);
 __le32 iwtcp_fpdu_crc_final(u32 crc);
 __le32 iwtcp_fpdu_crc(const void *p, unsigned int len);
+int iwtcp_fpdu_tx_begin(struct iwtcp_fpdu_tx *t,
+			const struct iwtcp_fpdu_stream *st, u32 ulpdu_len,
+			const struct iwtcp_fpdu_sink *s);
+int iwtcp_fpdu_tx_add(struct iwtcp_fpdu_tx *t, const void *p, u32 len,
+		      bool copy, const struct iwtcp_fpdu_sink *s);
+int iwtcp_fpdu_tx_end(struct iwtcp_fpdu_tx *t, struct iwtcp_fpdu_stream *st,
+		      const struct iwtcp_fpdu_sink *s);
+int iwtcp_fpdu_rx_begin(struct iwtcp_fpdu_rx *r,
+			const struct iwtcp_fpdu_stream *st,
+			const struct iwtcp_fpdu_source *src);
+int iwtcp_fpdu_rx_check(const struct iwtcp_fpdu_rx *r,
+			const struct iwtcp_fpdu_stream *st,
+			const struct iwtcp_fpdu_source *src);
+int iwtcp_fpdu_rx_copy(const struct iwtcp_fpdu_rx *r,
+		       const struct iwtcp_fpdu_source *src, u32 c, void *dst,
+		       u32 len);
 int iwtcp_fpdu_build(struct iwtcp_fpdu_stream *st, const void *ulpdu,
 		     u32 ulpdu_len, void *buf, size_t size);
 int iwtcp_fpdu_parse(struct iwtcp_fpdu_stream *st, const void *buf,

@@ -14,10 +14,18 @@
  *
  * An FPDU is processed only when all of it is in the socket's receive
  * queue (its ULPDU_Length gives its size): first its CRC is computed over
- * the socket buffers and its markers checked (RFC 5044 4.3, 4.4), then its
- * DDP and RDMAP headers are copied out and checked, and only then is its
- * payload copied from the socket buffers straight into the target pages:
- * no octet of a bad FPDU is placed, and placement is the one copy.
+ * the socket buffers and its markers checked (RFC 5044 4.3, 4.4, 6), then
+ * its DDP and RDMAP headers are copied out and checked, and only then is
+ * its payload copied from the socket buffers straight into the target
+ * pages: no octet of a bad FPDU is placed, and placement is the one copy.
+ * fpdu.c's receive framer (iwtcp_fpdu_rx_begin(), _check(), _copy()),
+ * the code the host unit tests run, does all of this over the socket
+ * buffers through rx_visit(). The CRC pass and the copy read the same
+ * FPDU back to back, so the copy finds its octets in the cache; a single
+ * pass would place octets before their CRC is known, which RFC 5044 6
+ * forbids ("MUST first verify the FPDU before passing the ULPDU to DDP":
+ * a bit error in an STag could otherwise steer a write into another
+ * buffer).
  * An FPDU spanning several socket buffers is handled from the first one;
  * its remaining octets are then only consumed.
  *
@@ -86,7 +94,8 @@ struct rx_fpdu {
 	struct sk_buff *skb;
 	u32 seq;
 	struct sk_buff *hint;	/* rx_locate(): the buffer found last */
-	struct iwtcp_fpdu_layout layout;
+	struct iwtcp_fpdu_source src;	/* rx_visit() over these buffers */
+	struct iwtcp_fpdu_rx r;
 	u32 ulpdu_len;
 	struct iwtcp_ddp_hdr h;
 	u8 hdr[RX_HDR_MAX];
@@ -96,22 +105,6 @@ struct rx_fpdu {
 static struct sk_buff *rx_next(struct rx_fpdu *f, struct sk_buff *skb)
 {
 	return skb_peek_next(skb, &f->sk->sk_receive_queue);
-}
-
-/* Octets of the stream available from the FPDU start, up to @need. */
-static u32 rx_avail(struct rx_fpdu *f, u32 need)
-{
-	struct sk_buff *skb;
-	u32 end = f->seq, start;
-
-	for (skb = f->skb; skb && end - f->seq < need; skb = rx_next(f, skb)) {
-		start = TCP_SKB_CB(skb)->seq;
-		if (after(start, end))
-			break;
-		if (after(start + skb->len, end))
-			end = start + skb->len;
-	}
-	return end - f->seq;
 }
 
 /* The buffer and offset holding wire octet @pos of the FPDU, or NULL. */
@@ -135,100 +128,42 @@ static struct sk_buff *rx_locate(struct rx_fpdu *f, u32 pos, u32 *off)
 	return NULL;
 }
 
-/* Copy @len wire octets from @pos; the caller checked they are there. */
-static int rx_copy_wire(struct rx_fpdu *f, u32 pos, void *dst, u32 len)
+/*
+ * iwtcp_fpdu_source.visit: @fn over @len wire octets from @pos of the FPDU,
+ * a piece per run of linear socket buffer data or mapped page fragment.
+ */
+static int rx_visit(void *arg, u32 pos, u32 len, iwtcp_fpdu_visit_t fn,
+		    void *ctx)
 {
-	struct sk_buff *skb;
-	u32 off, n;
-	int rv;
-
-	while (len) {
-		skb = rx_locate(f, pos, &off);
-		if (!skb)
-			return -EFAULT;
-		n = min(len, skb->len - off);
-		rv = skb_copy_bits(skb, off, dst, n);
-		if (rv)
-			return rv;
-		dst += n;
-		pos += n;
-		len -= n;
-	}
-	return 0;
-}
-
-/* Copy @len FPDU content octets from content offset @c, markers skipped. */
-static int rx_copy(struct rx_fpdu *f, u32 c, void *dst, u32 len)
-{
-	u32 run, w, n;
-	int rv;
-
-	while (len) {
-		w = iwtcp_fpdu_wire_off(&f->layout, c, &run);
-		n = min(len, run);
-		rv = rx_copy_wire(f, w, dst, n);
-		if (rv)
-			return rv;
-		c += n;
-		dst += n;
-		len -= n;
-	}
-	return 0;
-}
-
-/* RFC 5044 4.4: CRC32c over @len wire octets from the FPDU start. */
-static int rx_crc(struct rx_fpdu *f, u32 len, u32 *crc)
-{
+	struct rx_fpdu *f = arg;
 	struct skb_seq_state seq;
 	struct sk_buff *skb;
-	u32 pos = 0, off, n, got, l;
+	u32 off, n, got, l;
 	const u8 *p;
+	int rv = 0;
 
 	while (len) {
 		skb = rx_locate(f, pos, &off);
 		if (!skb)
-			return -EFAULT;
+			return -EAGAIN;
 		n = min(len, skb->len - off);
-		skb_prepare_seq_read(skb, off, off + n, &seq);
-		for (got = 0; got < n; got += l) {
-			l = skb_seq_read(got, &p, &seq);
-			if (!l)
-				return -EFAULT;
-			l = min(l, n - got);
-			*crc = iwtcp_fpdu_crc_update(*crc, p, l);
+		if (off + n <= skb_headlen(skb)) {
+			rv = fn(ctx, skb->data + off, n);
+		} else {
+			skb_prepare_seq_read(skb, off, off + n, &seq);
+			for (got = 0; got < n && !rv; got += l) {
+				l = skb_seq_read(got, &p, &seq);
+				if (!l)
+					return -EFAULT;
+				l = min(l, n - got);
+				rv = fn(ctx, p, l);
+			}
+			skb_abort_seq_read(&seq);
 		}
-		skb_abort_seq_read(&seq);
+		if (rv)
+			return rv;
 		pos += n;
 		len -= n;
-	}
-	return 0;
-}
-
-/* RFC 5044 4.3, 4.4, 8: the CRC, then every marker against ULPDU_Length */
-static int rx_check_fpdu(struct rx_fpdu *f, struct iwtcp_fpdu_stream *st,
-			 struct iwtcp_term_cause *cause)
-{
-	struct iwtcp_fpdu_layout *l = &f->layout;
-	struct iwtcp_mpa_trailer tr;
-	struct iwtcp_mpa_marker mk;
-	u32 crc = IWTCP_FPDU_CRC_SEED, i;
-
-	if (st->crc) {
-		if (rx_crc(f, l->wire_len - sizeof(tr), &crc) ||
-		    rx_copy_wire(f, l->wire_len - sizeof(tr), &tr, sizeof(tr)) ||
-		    tr.crc != iwtcp_fpdu_crc_final(crc))
-			return iwtcp_term_set(cause, IWTCP_TERM_LAYER_LLP,
-					      IWTCP_TERM_MPA,
-					      IWTCP_TERM_MPA_CRC);
-	}
-	for (i = 0; i < l->nr; i++) {
-		if (rx_copy_wire(f, l->first + IWTCP_MPA_MARKER_PERIOD * i, &mk,
-				 sizeof(mk)) ||
-		    (be16_to_cpu(mk.fpdu_ptr) & IWTCP_MPA_MARKER_PTR) !=
-		    iwtcp_fpdu_marker_ptr(l, i))
-			return iwtcp_term_set(cause, IWTCP_TERM_LAYER_LLP,
-					      IWTCP_TERM_MPA,
-					      IWTCP_TERM_MPA_MARKER);
 	}
 	return 0;
 }
@@ -240,7 +175,7 @@ static int rx_place_page(void *arg, struct page *page, u32 off, u32 len)
 {
 	struct rx_fpdu *f = arg;
 	void *va = kmap_local_page(page);
-	int rv = rx_copy(f, f->content, va + off, len);
+	int rv = iwtcp_fpdu_rx_copy(&f->r, &f->src, f->content, va + off, len);
 
 	kunmap_local(va);
 	f->content += len;
@@ -702,45 +637,40 @@ static int rx_fpdu(struct iwtcp_qp *qp, struct sock *sk, struct sk_buff *skb,
 	struct iwtcp_device *dev = to_iwtcp_dev(qp->base_qp.device);
 	struct iwtcp_rx *rx = qp->rx;
 	struct iwtcp_term_cause cause;
-	struct iwtcp_mpa_fpdu_hdr fh;
 	struct rx_fpdu f = {
 		.qp = qp, .sk = sk, .skb = skb, .hint = skb,
 		.seq = TCP_SKB_CB(skb)->seq + off,
+		.src = { .visit = rx_visit, .arg = &f },
 	};
-	u32 hdr_off = rx->st.markers &&
-		      !(rx->st.off % IWTCP_MPA_MARKER_PERIOD) ?
-		      IWTCP_MPA_MARKER_SIZE : 0;
-	u32 fpdu_len;
+	u8 ecode;
 	int rv;
 
-	if (rx_avail(&f, hdr_off + sizeof(fh)) < hdr_off + sizeof(fh) ||
-	    rx_copy_wire(&f, hdr_off, &fh, sizeof(fh)))
+	rv = iwtcp_fpdu_rx_begin(&f.r, &rx->st, &f.src);
+	if (rv == -EAGAIN)
 		return 0;
-	f.ulpdu_len = be16_to_cpu(fh.ulpdu_len);
-	fpdu_len = iwtcp_fpdu_len(f.ulpdu_len);
-	if (rx->st.markers) {
-		/* RFC 5044 4.2: FPDUPTR cannot reach this far: bad length */
-		if (iwtcp_fpdu_markers(rx->st.off, fpdu_len, &f.layout)) {
-			iwtcp_term_set(&cause, IWTCP_TERM_LAYER_LLP,
-				       IWTCP_TERM_MPA, IWTCP_TERM_MPA_MARKER);
-			goto err;
-		}
-	} else {
-		f.layout.wire_len = fpdu_len;
+	f.ulpdu_len = f.r.ulpdu_len;
+	/* RFC 5044 4.2: FPDUPTR cannot reach this far: a bad length */
+	ecode = rv == -EMSGSIZE || rv == -EINVAL ? IWTCP_TERM_MPA_MARKER :
+		IWTCP_TERM_MPA_CATASTROPHIC;
+	if (!rv) {
+		rv = iwtcp_fpdu_rx_check(&f.r, &rx->st, &f.src);
+		ecode = rv == -EBADMSG ? IWTCP_TERM_MPA_CRC :
+			rv == -EPROTO ? IWTCP_TERM_MPA_MARKER :
+			IWTCP_TERM_MPA_CATASTROPHIC;
 	}
-	if (rx_avail(&f, f.layout.wire_len) < f.layout.wire_len)
-		return 0;
-	rv = rx_check_fpdu(&f, &rx->st, &cause);
-	if (rv)
+	if (rv) {
+		iwtcp_term_set(&cause, IWTCP_TERM_LAYER_LLP, IWTCP_TERM_MPA,
+			       ecode);
 		goto err;
+	}
 	iwtcp_qp_stat_add(qp, IWTCP_STAT_RX_FPDUS, 1);
-	iwtcp_qp_stat_add(qp, IWTCP_STAT_RX_OCTETS, f.layout.wire_len);
+	iwtcp_qp_stat_add(qp, IWTCP_STAT_RX_OCTETS, f.r.l.wire_len);
 	if (trace_iwtcp_rx_batch_enabled()) {
 		rx->batch_fpdus++;
-		rx->batch_octets += f.layout.wire_len;
+		rx->batch_octets += f.r.l.wire_len;
 	}
-	if (rx_copy(&f, sizeof(fh), f.hdr, min_t(u32, f.ulpdu_len,
-						 sizeof(f.hdr)))) {
+	if (iwtcp_fpdu_rx_copy(&f.r, &f.src, sizeof(struct iwtcp_mpa_fpdu_hdr),
+			       f.hdr, min_t(u32, f.ulpdu_len, sizeof(f.hdr)))) {
 		iwtcp_term_set(&cause, IWTCP_TERM_LAYER_LLP, IWTCP_TERM_MPA,
 			       IWTCP_TERM_MPA_CATASTROPHIC);
 		goto err;
@@ -755,13 +685,13 @@ static int rx_fpdu(struct iwtcp_qp *qp, struct sock *sk, struct sk_buff *skb,
 		return rv;
 	if (rv)
 		goto err_hdr;
-	rx->st.off += f.layout.wire_len;
+	rx->st.off += f.r.l.wire_len;
 	/* RFC 5044 7.1.2 rule 4: a responder sends once it received one */
 	if (READ_ONCE(qp->tx_hold)) {
 		WRITE_ONCE(qp->tx_hold, false);
 		iwtcp_qp_tx_kick(qp);
 	}
-	return f.layout.wire_len;
+	return f.r.l.wire_len;
 
 err_hdr:
 	rx_error(&f, &cause, true);

@@ -35,11 +35,14 @@
  * sendmsg call. Full FPDUs start TCP segments (RFC 5044 5.1): with
  * markers, a batch ends after an FPDU that does not fill its segment,
  * with MSG_EOR; without them, small messages share a segment as long as
- * they fit in it whole (tx_build_batch()). Markers and headers come from a
- * small scratch buffer, payload straight from the registered pages (TCP
- * copies it; no bounce buffer). The CRC is computed over the same octets
- * while the array is built. A batch that TCP takes only partly stays
- * pending until the write-space callback reports room.
+ * they fit in it whole (tx_build_batch()). The FPDUs are framed by
+ * fpdu.c's transmit framer (iwtcp_fpdu_tx_begin(), _add(), _end()), the
+ * code the host unit tests run: markers, headers, PAD and CRC are copied
+ * into a small scratch buffer, payload is taken by reference straight from
+ * the registered pages (TCP copies it; no bounce buffer), and the CRC runs
+ * over each run of octets right before its piece joins the array. A batch
+ * that TCP takes only partly stays pending until the write-space callback
+ * reports room.
  *
  * SQ elements stay VALID in the ring until they complete (they go back
  * to the producer just before their completion shows). Completions
@@ -120,11 +123,12 @@ struct tx_src {
  * @eor: with markers, the batch ends with an FPDU short of @seg_full: TCP
  *	is to start a new segment after it (MSG_EOR)
  * @first_len: wire octets of the batch's first FPDU
- * @layout: marker layout of the FPDU being built
- * @wpos: wire octets of it built so far
- * @mk: markers of it built so far
- * @crc: CRC register over it
- * @scratch_used: octets of @scratch used by the FPDU being built
+ * @fpdu: the framer of the FPDU being built
+ * @sink: where the framer puts its octets: @bv, @scratch
+ * @page: the page whose octets the framer is handed now (tx_add_page())
+ * @page_va: its mapping
+ * @fpdu_nbv: @nbv when the FPDU being built started: its pieces follow
+ * @scratch_used: octets of @scratch used by the batch
  * @scratch: markers, header, pad and CRC of the FPDU
  * @atomic: this run is inline in a kernel post_send, under the socket's
  *	spinlock: one batch, written with tcp_sendmsg_locked()
@@ -153,10 +157,11 @@ struct iwtcp_tx {
 	u32 seg_full;
 	bool eor;
 	u32 first_len;
-	struct iwtcp_fpdu_layout layout;
-	u32 wpos;
-	u32 mk;
-	u32 crc;
+	struct iwtcp_fpdu_tx fpdu;
+	struct iwtcp_fpdu_sink sink;
+	struct page *page;
+	const u8 *page_va;
+	u32 fpdu_nbv;
 	u32 scratch_used;
 	u8 scratch[TX_SCRATCH];
 	bool atomic;
@@ -282,81 +287,67 @@ static int tx_piece(struct iwtcp_tx *tx, struct page *page, u32 off, u32 len)
 	if (tx->ref_pages)
 		get_page(page);
 	bvec_set_page(&tx->bv[tx->nbv++], page, len, off);
-	tx->wpos += len;
 	tx->wire_len += len;
 	return 0;
 }
 
-/* Wire octets of the FPDU from @tx->wpos to the next marker. */
-static u32 tx_to_marker(struct iwtcp_tx *tx)
+/* iwtcp_fpdu_sink.ref: payload octets of @tx->page, by reference */
+static int tx_sink_ref(void *arg, const void *p, u32 len)
 {
-	struct iwtcp_fpdu_layout *l = &tx->layout;
+	struct iwtcp_tx *tx = arg;
 
-	if (tx->mk == l->nr)
-		return U32_MAX;
-	return l->first + IWTCP_MPA_MARKER_PERIOD * tx->mk - tx->wpos;
+	return tx_piece(tx, tx->page, (const u8 *)p - tx->page_va, len);
 }
 
-/* RFC 5044 4.3: a marker, when one is due here */
-static int tx_marker(struct iwtcp_tx *tx)
+/*
+ * iwtcp_fpdu_sink.copy: octets the framer made (markers, ULPDU_Length,
+ * PAD, CRC) or headers and inline data, into @scratch; octets that follow
+ * the previous piece of the same FPDU in the same page extend it (never
+ * one of an earlier FPDU: tx_batch_cut() cuts whole FPDUs off).
+ */
+static int tx_sink_copy(void *arg, const void *p, u32 len)
 {
-	struct iwtcp_mpa_marker *mk;
+	struct iwtcp_tx *tx = arg;
+	struct bio_vec *bv = tx->nbv > tx->fpdu_nbv ? &tx->bv[tx->nbv - 1] :
+			     NULL;
+	u8 *d = tx_scratch(tx, len);
+	u32 n;
+	int rv;
 
-	if (tx_to_marker(tx))
-		return 0;
-	mk = tx_scratch(tx, sizeof(*mk));
-	if (!mk)
+	if (!d)
 		return -EMSGSIZE;
-	mk->rsvd = 0;
-	mk->fpdu_ptr = cpu_to_be16(iwtcp_fpdu_marker_ptr(&tx->layout,
-							 tx->mk++));
-	if (tx->st.crc)
-		tx->crc = iwtcp_fpdu_crc_update(tx->crc, mk, sizeof(*mk));
-	return tx_piece(tx, virt_to_page(mk), offset_in_page(mk), sizeof(*mk));
+	memcpy(d, p, len);
+	while (len) {
+		n = min_t(u32, len, PAGE_SIZE - offset_in_page(d));
+		if (bv && !tx->bv_ref[tx->nbv - 1] &&
+		    bv->bv_page == virt_to_page(d) &&
+		    bv->bv_offset + bv->bv_len == offset_in_page(d)) {
+			bv->bv_len += n;
+			tx->wire_len += n;
+		} else {
+			rv = tx_piece(tx, virt_to_page(d), offset_in_page(d), n);
+			if (rv)
+				return rv;
+		}
+		bv = NULL;
+		d += n;
+		len -= n;
+	}
+	return 0;
 }
 
-/* Add FPDU content from one page, splitting it around markers. */
+/* Add ULPDU octets from one page (iwtcp_mem_walk() callback). */
 static int tx_add_page(void *arg, struct page *page, u32 off, u32 len)
 {
 	struct iwtcp_tx *tx = arg;
-	u32 n;
+	const u8 *va = kmap_local_page(page);
 	int rv;
 
-	while (len) {
-		rv = tx_marker(tx);
-		if (rv)
-			return rv;
-		n = min(len, tx_to_marker(tx));
-		if (tx->st.crc) {
-			void *va = kmap_local_page(page);
-
-			tx->crc = iwtcp_fpdu_crc_update(tx->crc, va + off, n);
-			kunmap_local(va);
-		}
-		rv = tx_piece(tx, page, off, n);
-		if (rv)
-			return rv;
-		off += n;
-		len -= n;
-	}
-	return 0;
-}
-
-/* Add FPDU content from the driver's own memory (scratch, SQE copy). */
-static int tx_add_kernel(struct iwtcp_tx *tx, const void *p, u32 len)
-{
-	u32 n;
-	int rv;
-
-	while (len) {
-		n = min_t(u32, len, PAGE_SIZE - offset_in_page(p));
-		rv = tx_add_page(tx, virt_to_page(p), offset_in_page(p), n);
-		if (rv)
-			return rv;
-		p += n;
-		len -= n;
-	}
-	return 0;
+	tx->page = page;
+	tx->page_va = va;
+	rv = iwtcp_fpdu_tx_add(&tx->fpdu, va + off, len, false, &tx->sink);
+	kunmap_local(va);
+	return rv;
 }
 
 /* Cut the batch back to @nbv pieces, letting go of the pages cut off. */
@@ -396,7 +387,7 @@ static bool tx_batch_room(struct iwtcp_tx *tx, u32 mss)
 	u32 bv = 2 * markers + mss / PAGE_SIZE + SIW_MAX_SGE + 6;
 	u32 scratch = TX_HDR_MAX + sizeof(struct iwtcp_mpa_fpdu_hdr) +
 		      IWTCP_MPA_FPDU_ALIGN + IWTCP_MPA_CRC_SIZE +
-		      IWTCP_MPA_MARKER_SIZE * markers;
+		      IWTCP_MPA_MARKER_SIZE * markers + SIW_MAX_INLINE;
 
 	return !tx->nbv || (tx->wire_len < TX_BATCH &&
 			    tx->nbv + bv <= TX_BV_MAX &&
@@ -407,70 +398,29 @@ static bool tx_batch_room(struct iwtcp_tx *tx, u32 mss)
 static int tx_fpdu_begin(struct iwtcp_tx *tx, const void *hdr, u32 hdr_len,
 			 u32 ulpdu_len)
 {
-	u32 fpdu_len = iwtcp_fpdu_len(ulpdu_len);
-	struct iwtcp_mpa_fpdu_hdr *fh;
-	int rv;
-
-	tx->wpos = 0;
-	tx->mk = 0;
-	tx->crc = IWTCP_FPDU_CRC_SEED;
-	memset(&tx->layout, 0, sizeof(tx->layout));
-	if (tx->st.markers) {
-		rv = iwtcp_fpdu_markers(tx->st.off, fpdu_len, &tx->layout);
-		if (rv)
-			return rv;
-	}
-	fh = tx_scratch(tx, sizeof(*fh) + hdr_len);
-	if (!fh)
-		return -EMSGSIZE;
-	fh->ulpdu_len = cpu_to_be16(ulpdu_len);
-	memcpy(fh + 1, hdr, hdr_len);
-	return tx_add_kernel(tx, fh, sizeof(*fh) + hdr_len);
+	tx->fpdu_nbv = tx->nbv;
+	return iwtcp_fpdu_tx_begin(&tx->fpdu, &tx->st, ulpdu_len, &tx->sink) ?:
+	       iwtcp_fpdu_tx_add(&tx->fpdu, hdr, hdr_len, true, &tx->sink);
 }
 
 /* RFC 5044 4.1, 4.4: PAD, a marker due before the CRC, then the CRC. */
-static int tx_fpdu_end(struct iwtcp_tx *tx, u32 ulpdu_len)
+static int tx_fpdu_end(struct iwtcp_tx *tx)
 {
-	static const u8 zero_pad[IWTCP_MPA_FPDU_ALIGN];
-	struct iwtcp_mpa_trailer *tr;
-	u32 pad = iwtcp_fpdu_pad(ulpdu_len);
-	int rv = 0;
+	int wire = iwtcp_fpdu_tx_end(&tx->fpdu, &tx->st, &tx->sink);
 
-	if (pad) {
-		u8 *p = tx_scratch(tx, pad);
-
-		if (!p)
-			return -EMSGSIZE;
-		memcpy(p, zero_pad, pad);
-		rv = tx_add_kernel(tx, p, pad);
-	}
-	if (!rv)
-		rv = tx_marker(tx);
-	if (rv)
-		return rv;
-	tr = tx_scratch(tx, sizeof(*tr));
-	if (!tr)
-		return -EMSGSIZE;
-	tr->crc = tx->st.crc ? iwtcp_fpdu_crc_final(tx->crc) : 0;
-	rv = tx_piece(tx, virt_to_page(tr), offset_in_page(tr), sizeof(*tr));
-	if (rv)
-		return rv;
-	if (WARN_ON_ONCE(tx->mk != tx->layout.nr))
-		return -EPROTO;
-	tx->st.off += tx->wpos;
+	if (WARN_ON_ONCE(wire == -EPROTO || wire == -EINVAL) || wire < 0)
+		return wire;
 	if (!tx->nfpdu)
-		tx->first_len = tx->wpos;
+		tx->first_len = wire;
 	tx->nfpdu++;
-	tx->eor = tx->st.markers && tx->seg_full && tx->wpos != tx->seg_full;
+	tx->eor = tx->st.markers && tx->seg_full && wire != tx->seg_full;
 	return 0;
 }
 
 /* One whole FPDU without payload: Read Request, TERMINATE, zero length. */
 static int tx_fpdu_hdr_only(struct iwtcp_tx *tx, const void *ulpdu, u32 len)
 {
-	int rv = tx_fpdu_begin(tx, ulpdu, len, len);
-
-	return rv ?: tx_fpdu_end(tx, len);
+	return tx_fpdu_begin(tx, ulpdu, len, len) ?: tx_fpdu_end(tx);
 }
 
 /* ------------------------------------------------------------------ */
@@ -656,7 +606,8 @@ static int tx_add_payload(struct iwtcp_qp *qp, u32 len)
 		return tx_add_stag(qp, tx->rresp.src_stag, IB_ACCESS_REMOTE_READ,
 				   tx->rresp.src_to + skip, len);
 	if (tx->sqe.flags & SIW_WQE_INLINE)
-		return tx_add_kernel(tx, (u8 *)&tx->sqe.sge[1] + skip, len);
+		return iwtcp_fpdu_tx_add(&tx->fpdu, (u8 *)&tx->sqe.sge[1] + skip,
+					 len, true, &tx->sink);
 	for (i = 0; i < tx->nsrc && len; i++) {
 		struct tx_src *s = &tx->src[i];
 
@@ -709,7 +660,7 @@ static int tx_build_data(struct iwtcp_qp *qp, u32 mss)
 	if (!rv)
 		rv = tx_add_payload(qp, paylen);
 	if (!rv)
-		rv = tx_fpdu_end(tx, hdr_len + paylen);
+		rv = tx_fpdu_end(tx);
 	if (rv)
 		return rv;
 	/* RFC 5041 5.1: the MSN counts whole messages, once it is built */
@@ -1369,6 +1320,9 @@ int iwtcp_qp_tx_init(struct iwtcp_qp *qp, const struct iwtcp_fpdu_stream *st,
 	if (!tx)
 		return -ENOMEM;
 	tx->st = *st;
+	tx->sink.ref = tx_sink_ref;
+	tx->sink.copy = tx_sink_copy;
+	tx->sink.arg = tx;
 	for (i = 0; i < IWTCP_DDP_NR_QN; i++)
 		tx->msn[i] = IWTCP_DDP_MSN_INIT;
 	/* RFC 6581 9.2: the RTR took the first MSN of its queue */

@@ -1,0 +1,465 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * Host unit tests of fpdu.c's framers, the code the data path runs
+ * (qp_tx.c, qp_rx.c), on the buffer shapes it hands them: a ULPDU in
+ * pieces (header copied, payload by reference from pages), received FPDUs
+ * split over socket buffers anywhere. Checked against an encoder written
+ * here octet by octet from RFC 5044 4.1-4.4, with one CRC32c over the
+ * whole wire image.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "fpdu.h"
+
+#define MAXU	5000			/* largest ULPDU tried */
+#define MAXW	(MAXU + 64)		/* its wire image, markers included */
+
+static u32 rnd_state = 0x5eed;
+
+static u32 rnd(void)
+{
+	rnd_state ^= rnd_state << 13;
+	rnd_state ^= rnd_state >> 17;
+	rnd_state ^= rnd_state << 5;
+	return rnd_state;
+}
+
+/*
+ * The reference: content (ULPDU_Length, ULPDU, zero PAD) one octet at a
+ * time, a marker wherever the stream offset is a multiple of 512 (FPDUPTR
+ * 0 before ULPDU_Length, else the octets back to it), a marker due right
+ * before the CRC, then the CRC over all of it (or 0 when off).
+ */
+static u32 ref_encode(u32 off, bool markers, bool crc, const u8 *ulpdu,
+		      u32 ulen, u8 *wire)
+{
+	u32 pad = (4 - (2 + ulen) % 4) % 4, clen = 2 + ulen + pad;
+	u32 w = 0, hdr_w = 0, i, c, ptr;
+
+	for (i = 0; i <= clen; i++) {
+		if (markers && (u32)(off + w) % 512 == 0) {
+			ptr = i ? w - hdr_w : 0;
+			wire[w++] = 0;
+			wire[w++] = 0;
+			wire[w++] = ptr >> 8;
+			wire[w++] = ptr;
+		}
+		if (i == clen)
+			break;
+		if (!i)
+			hdr_w = w;
+		wire[w++] = i == 0 ? ulen >> 8 : i == 1 ? ulen :
+			    i < 2 + ulen ? ulpdu[i - 2] : 0;
+	}
+	c = crc ? ~crc32c(~0U, wire, w) : 0;
+	for (i = 0; i < 4; i++)
+		wire[w++] = c >> (8 * i);	/* RFC 3720 B.4: LSB first */
+	return w;
+}
+
+/* A sink recording what the transmit framer hands over, and how. */
+struct rec_sink {
+	u8 out[MAXW];
+	u32 len;
+	u32 off;		/* stream offset of the FPDU */
+	bool markers;
+	const u8 *payload;	/* what may be taken by reference */
+	u32 payload_len;
+	u32 nref;		/* octets taken by reference */
+	u32 calls;
+	int fail_at;		/* the call that fails with -ENOBUFS, or -1 */
+};
+
+/* A run never holds a marker position, but as a marker of its own. */
+static void rec_check_run(struct rec_sink *r, u32 len, bool marker)
+{
+	u32 at = (r->off + r->len) % 512;
+
+	assert_true(len > 0);
+	if (!r->markers)
+		return;
+	if (marker) {
+		assert_int_equal(at, 0);
+		assert_int_equal(len, 4);
+		return;
+	}
+	assert_int_not_equal(at, 0);
+	assert_true(at + len <= 512);
+}
+
+static int rec_put(struct rec_sink *r, const void *p, u32 len)
+{
+	if ((int)r->calls++ == r->fail_at)
+		return -ENOBUFS;
+	assert_true(r->len + len <= sizeof(r->out));
+	memcpy(r->out + r->len, p, len);
+	r->len += len;
+	return 0;
+}
+
+static int rec_ref(void *arg, const void *p, u32 len)
+{
+	struct rec_sink *r = arg;
+	const u8 *b = p;
+
+	/* by reference means: straight from the caller's buffer */
+	assert_true(b >= r->payload && b + len <= r->payload + r->payload_len);
+	rec_check_run(r, len, false);
+	r->nref += len;
+	return rec_put(r, p, len);
+}
+
+static int rec_copy(void *arg, const void *p, u32 len)
+{
+	struct rec_sink *r = arg;
+	const u8 *b = p;
+	bool marker = r->markers && (r->off + r->len) % 512 == 0;
+
+	/* the framer's own octets are never the caller's payload */
+	assert_false(r->payload && b >= r->payload &&
+		     b < r->payload + r->payload_len);
+	rec_check_run(r, len, marker);
+	return rec_put(r, p, len);
+}
+
+/*
+ * Frame @ulen octets as qp_tx.c does: a header of @hdr octets copied, the
+ * rest in random pieces by reference. Returns the framer's result.
+ */
+static int frame_pieces(struct rec_sink *r, struct iwtcp_fpdu_stream *st,
+			const u8 *ulpdu, u32 ulen, u32 hdr)
+{
+	const struct iwtcp_fpdu_sink s = {
+		.ref = rec_ref, .copy = rec_copy, .arg = r,
+	};
+	struct iwtcp_fpdu_tx t;
+	u32 done, n;
+	int ret;
+
+	r->len = 0;
+	r->nref = 0;
+	r->calls = 0;
+	r->off = st->off;
+	r->markers = st->markers;
+	r->payload = ulpdu + hdr;
+	r->payload_len = ulen - hdr;
+	ret = iwtcp_fpdu_tx_begin(&t, st, ulen, &s);
+	if (!ret)
+		ret = iwtcp_fpdu_tx_add(&t, ulpdu, hdr, true, &s);
+	for (done = hdr; !ret && done < ulen; done += n) {
+		/* pieces as pages give them: up to 4096, often short */
+		n = rnd() % 3 ? 1 + rnd() % 700 : 1 + rnd() % 4096;
+		n = min(n, ulen - done);	/* n: min() reads twice */
+		ret = iwtcp_fpdu_tx_add(&t, ulpdu + done, n, false, &s);
+	}
+	return ret ?: iwtcp_fpdu_tx_end(&t, st, &s);
+}
+
+/* every stream phase, ULPDU lengths around every marker and PAD case */
+static void test_tx_pieces_vs_reference(void **state)
+{
+	static const u32 lens[] = {
+		0, 1, 2, 3, 4, 5, 18, 28, 100, 501, 502, 503, 504, 505, 506,
+		507, 508, 509, 510, 1010, 1016, 1022, 1456, 1460, 4000, MAXU,
+	};
+	static struct rec_sink r = { .fail_at = -1 };
+	static u8 ulpdu[MAXU], want[MAXW];
+	struct iwtcp_fpdu_stream st;
+	u32 phase, i, mode, w, hdr;
+	int ret;
+
+	(void)state;
+	for (i = 0; i < MAXU; i++)
+		ulpdu[i] = rnd();
+	for (phase = 0; phase < 512; phase += 4) {
+		for (i = 0; i < ARRAY_SIZE(lens); i++) {
+			for (mode = 0; mode < 4; mode++) {
+				st = (struct iwtcp_fpdu_stream){
+					.off = 0x1000 + phase,
+					.markers = mode & 1, .crc = mode & 2,
+				};
+				hdr = rnd() % 29;	/* min() reads twice */
+				hdr = min(hdr, lens[i]);
+				ret = frame_pieces(&r, &st, ulpdu, lens[i],
+						   hdr);
+				w = ref_encode(0x1000 + phase, mode & 1,
+					       mode & 2, ulpdu, lens[i], want);
+				assert_int_equal(ret, w);
+				assert_int_equal(r.len, w);
+				assert_memory_equal(r.out, want, w);
+				assert_int_equal(r.nref, lens[i] - hdr);
+				assert_int_equal(st.off, 0x1000 + phase + w);
+			}
+		}
+	}
+}
+
+/* the framer refuses more or fewer octets than announced, and passes on
+ * the sink's error without advancing the stream */
+static void test_tx_errors(void **state)
+{
+	static struct rec_sink r = { .fail_at = -1 };
+	const struct iwtcp_fpdu_sink s = {
+		.ref = rec_ref, .copy = rec_copy, .arg = &r,
+	};
+	struct iwtcp_fpdu_stream st = { .off = 500, .markers = true, .crc = true };
+	static u8 ulpdu[600];
+	struct iwtcp_fpdu_tx t;
+	int ret, calls, i;
+
+	(void)state;
+	r.payload = ulpdu;
+	r.payload_len = sizeof(ulpdu);
+	r.off = st.off;
+	r.markers = true;
+	assert_int_equal(iwtcp_fpdu_tx_begin(&t, &st, 100, &s), 0);
+	assert_int_equal(iwtcp_fpdu_tx_add(&t, ulpdu, 101, false, &s),
+			 -EMSGSIZE);
+	assert_int_equal(iwtcp_fpdu_tx_add(&t, ulpdu, 99, false, &s), 0);
+	assert_int_equal(iwtcp_fpdu_tx_end(&t, &st, &s), -EINVAL);
+	assert_int_equal(st.off, 500);
+	assert_int_equal(iwtcp_fpdu_tx_begin(&t, &st, 65536, &s), -EMSGSIZE);
+	/* FPDUPTR would pass 16 bits */
+	st.off = 4;
+	assert_int_equal(iwtcp_fpdu_tx_begin(&t, &st, 65535, &s), -EMSGSIZE);
+	st.off = 2;
+	assert_int_equal(iwtcp_fpdu_tx_begin(&t, &st, 4, &s), -EINVAL);
+
+	/* a sink failing at each of its calls in turn (same pieces each time) */
+	st.off = 500;
+	r.fail_at = -1;
+	rnd_state = 77;
+	ret = frame_pieces(&r, &st, ulpdu, sizeof(ulpdu), 20);
+	assert_true(ret > 0);
+	calls = r.calls;
+	assert_true(calls > 6);
+	for (i = 0; i < calls; i++) {
+		st.off = 500;
+		r.fail_at = i;
+		rnd_state = 77;
+		assert_int_equal(frame_pieces(&r, &st, ulpdu, sizeof(ulpdu), 20),
+				 -ENOBUFS);
+		assert_int_equal(st.off, 500);
+	}
+	r.fail_at = -1;
+}
+
+/* Received octets split over socket-buffer-like segments. */
+struct seg_src {
+	const u8 *wire;
+	u32 base;		/* the FPDU's first octet in @wire */
+	u32 avail;		/* octets of @wire that arrived */
+	u32 nseg;
+	u32 end[64];		/* segment i ends before @wire + end[i] */
+	u32 pieces;
+};
+
+static int seg_visit(void *arg, u32 pos, u32 len, iwtcp_fpdu_visit_t fn,
+		     void *ctx)
+{
+	struct seg_src *s = arg;
+	u32 at = s->base + pos, start = 0, n, i;
+	int ret;
+
+	if (at > s->avail || len > s->avail - at)
+		return -EAGAIN;
+	for (i = 0; i < s->nseg && len; start = s->end[i++]) {
+		if (at >= s->end[i])
+			continue;
+		n = min(len, s->end[i] - at);
+		assert_true(at >= start);
+		s->pieces++;
+		ret = fn(ctx, s->wire + at, n);	/* never across a segment */
+		if (ret)
+			return ret;
+		at += n;
+		len -= n;
+	}
+	assert_int_equal(len, 0);
+	return 0;
+}
+
+/* Decode as qp_rx.c does: begin, check, then the ULPDU copied out. */
+static int deframe(struct seg_src *s, struct iwtcp_fpdu_stream *st, u8 *out,
+		   u32 *ulen)
+{
+	const struct iwtcp_fpdu_source src = { .visit = seg_visit, .arg = s };
+	struct iwtcp_fpdu_rx r;
+	u32 c, n;
+	int ret;
+
+	ret = iwtcp_fpdu_rx_begin(&r, st, &src);
+	if (ret)
+		return ret;
+	ret = iwtcp_fpdu_rx_check(&r, st, &src);
+	if (ret)
+		return ret;
+	/* in pieces, as placement copies into pages */
+	for (c = 0; c < r.ulpdu_len; c += n) {
+		n = 1 + rnd() % 1500;
+		n = min(n, r.ulpdu_len - c);
+		ret = iwtcp_fpdu_rx_copy(&r, &src, 2 + c, out + c, n);
+		if (ret)
+			return ret;
+	}
+	assert_int_equal(iwtcp_fpdu_rx_copy(&r, &src, 2 + r.ulpdu_len, out, 1),
+			 -EINVAL);
+	*ulen = r.ulpdu_len;
+	st->off += r.l.wire_len;
+	return r.l.wire_len;
+}
+
+/* With markers: @bit of the wire falls in a marker's FPDUPTR, in a bit
+ * the receiver reads (RFC 5044 4.2: not RESERVED, not the low two). */
+static bool in_fpduptr(u32 start, u32 bit)
+{
+	u32 octet = bit / 8;
+
+	if ((u32)(start + (octet & ~3U)) % 512)
+		return false;
+	return octet % 4 == 2 || (octet % 4 == 3 && bit % 8 >= 2);
+}
+
+/* every split of one FPDU over two buffers, every truncation, every
+ * flipped bit caught by the CRC or, without it, a marker's check */
+static void test_rx_every_split(void **state)
+{
+	static const u32 lens[] = { 0, 3, 28, 505, 506, 1020, 1456 };
+	static u8 ulpdu[MAXU], wire[MAXW], out[MAXU];
+	struct iwtcp_fpdu_stream st;
+	struct seg_src s;
+	u32 i, w, cut, ulen, phase, bit, mode, start;
+	int ret;
+
+	(void)state;
+	for (i = 0; i < MAXU; i++)
+		ulpdu[i] = rnd();
+	for (i = 0; i < ARRAY_SIZE(lens); i++) {
+		for (mode = 0; mode < 4; mode++) {
+			phase = 4 * (rnd() % 128);
+			start = 0xfffff000 + phase;	/* wraps 2^32 */
+			w = ref_encode(start, mode & 1, mode & 2, ulpdu,
+				       lens[i], wire);
+			for (cut = 0; cut <= w; cut++) {
+				memset(&s, 0, sizeof(s));
+				s.wire = wire;
+				s.nseg = 2;
+				s.end[0] = cut;
+				s.end[1] = w;
+				/* whole, then arrived up to the cut only */
+				s.avail = w;
+				st = (struct iwtcp_fpdu_stream){
+					.off = start, .markers = mode & 1,
+					.crc = mode & 2,
+				};
+				ret = deframe(&s, &st, out, &ulen);
+				assert_int_equal(ret, w);
+				assert_int_equal(ulen, lens[i]);
+				assert_memory_equal(out, ulpdu, lens[i]);
+				assert_int_equal(st.off, start + w);
+				s.avail = cut;
+				st.off = start;
+				if (cut < w)
+					assert_int_equal(deframe(&s, &st, out,
+								 &ulen),
+							 -EAGAIN);
+			}
+			/* a flipped bit: MPA error 2 with the CRC, else a
+			 * marker's error 3 where it lands in a marker */
+			for (bit = 0; bit < 8 * w; bit += 1 + rnd() % 5) {
+				wire[bit / 8] ^= 1 << (bit % 8);
+				memset(&s, 0, sizeof(s));
+				s.wire = wire;
+				s.nseg = 1;
+				s.end[0] = w;
+				s.avail = w;
+				st = (struct iwtcp_fpdu_stream){
+					.off = start, .markers = mode & 1,
+					.crc = mode & 2,
+				};
+				ret = deframe(&s, &st, out, &ulen);
+				if (mode & 2)
+					assert_true(ret == -EBADMSG ||
+						    ret == -EAGAIN ||
+						    ret == -EMSGSIZE);
+				else if ((mode & 1) && in_fpduptr(start, bit))
+					assert_int_equal(ret, -EPROTO);
+				wire[bit / 8] ^= 1 << (bit % 8);
+			}
+		}
+	}
+}
+
+/*
+ * The property: random ULPDUs framed back to back from a random stream
+ * offset, in random pieces, then cut into random segments, parse back to
+ * the same ULPDUs, with the CRC the reference computes in one pass.
+ */
+static void test_property_round_trip(void **state)
+{
+	enum { N = 40 };
+	static u8 ulpdu[N][MAXU], wire[N * MAXW], want[MAXW], out[MAXU];
+	static struct rec_sink r = { .fail_at = -1 };
+	struct iwtcp_fpdu_stream tx, rx;
+	u32 lens[N], pos, p, i, j, round, ulen, start, w;
+	struct seg_src s;
+	int ret;
+
+	(void)state;
+	for (round = 0; round < 60; round++) {
+		start = rnd() & ~3U;
+		tx = (struct iwtcp_fpdu_stream){
+			.off = start, .markers = rnd() & 1, .crc = rnd() & 1,
+		};
+		rx = tx;
+		for (i = 0, pos = 0; i < N; i++) {
+			lens[i] = rnd() % 4 ? rnd() % MAXU : rnd() % 64;
+			for (j = 0; j < lens[i]; j++)
+				ulpdu[i][j] = rnd();
+			w = ref_encode(tx.off, tx.markers, tx.crc, ulpdu[i],
+				       lens[i], want);
+			ret = frame_pieces(&r, &tx, ulpdu[i], lens[i],
+					   min_t(u32, lens[i], 18));
+			assert_int_equal(ret, w);
+			assert_memory_equal(r.out, want, w);
+			memcpy(wire + pos, r.out, w);
+			pos += w;
+		}
+		memset(&s, 0, sizeof(s));
+		s.wire = wire;
+		s.avail = pos;
+		for (p = 0; s.nseg < 63 && p < pos; ) {
+			p += 1 + rnd() % (rnd() % 2 ? 64 : 9000);
+			s.end[s.nseg++] = min(p, pos);
+		}
+		if (s.end[s.nseg - 1] != pos)
+			s.end[s.nseg++] = pos;
+		for (i = 0; i < N; i++) {
+			ret = deframe(&s, &rx, out, &ulen);
+			assert_true(ret > 0);
+			assert_int_equal(ulen, lens[i]);
+			if (lens[i])
+				assert_memory_equal(out, ulpdu[i], lens[i]);
+			s.base += ret;
+		}
+		assert_int_equal(s.base, pos);
+		assert_int_equal(rx.off, tx.off);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_tx_pieces_vs_reference),
+		cmocka_unit_test(test_tx_errors),
+		cmocka_unit_test(test_rx_every_split),
+		cmocka_unit_test(test_property_round_trip),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
