@@ -16,8 +16,8 @@
 
 #include "fpdu.h"
 
-#define MAXU	5000			/* largest ULPDU tried */
-#define MAXW	(MAXU + 64)		/* its wire image, markers included */
+#define MAXU	65535			/* largest ULPDU (RFC 5044 4.1) */
+#define MAXW	(MAXU + 1024)		/* its wire image, markers included */
 
 static u32 rnd_state = 0x5eed;
 
@@ -33,7 +33,8 @@ static u32 rnd(void)
  * The reference: content (ULPDU_Length, ULPDU, zero PAD) one octet at a
  * time, a marker wherever the stream offset is a multiple of 512 (FPDUPTR
  * 0 before ULPDU_Length, else the octets back to it), a marker due right
- * before the CRC, then the CRC over all of it (or 0 when off).
+ * before the CRC, then the CRC over all of it (or 0 when off). Returns the
+ * wire octets, or 0 if a marker would lie beyond FPDUPTR's 16 bits.
  */
 static u32 ref_encode(u32 off, bool markers, bool crc, const u8 *ulpdu,
 		      u32 ulen, u8 *wire)
@@ -44,6 +45,8 @@ static u32 ref_encode(u32 off, bool markers, bool crc, const u8 *ulpdu,
 	for (i = 0; i <= clen; i++) {
 		if (markers && (u32)(off + w) % 512 == 0) {
 			ptr = i ? w - hdr_w : 0;
+			if (ptr > 0xffff)
+				return 0;
 			wire[w++] = 0;
 			wire[w++] = 0;
 			wire[w++] = ptr >> 8;
@@ -150,12 +153,12 @@ static int frame_pieces(struct rec_sink *r, struct iwtcp_fpdu_stream *st,
 	r->payload_len = ulen - hdr;
 	ret = iwtcp_fpdu_tx_begin(&t, st, ulen, &s);
 	if (!ret)
-		ret = iwtcp_fpdu_tx_add(&t, ulpdu, hdr, true, &s);
+		ret = iwtcp_fpdu_tx_add_copy(&t, ulpdu, hdr, &s);
 	for (done = hdr; !ret && done < ulen; done += n) {
 		/* pieces as pages give them: up to 4096, often short */
 		n = rnd() % 3 ? 1 + rnd() % 700 : 1 + rnd() % 4096;
 		n = min(n, ulen - done);	/* n: min() reads twice */
-		ret = iwtcp_fpdu_tx_add(&t, ulpdu + done, n, false, &s);
+		ret = iwtcp_fpdu_tx_add_ref(&t, ulpdu + done, n, &s);
 	}
 	return ret ?: iwtcp_fpdu_tx_end(&t, st, &s);
 }
@@ -165,7 +168,8 @@ static void test_tx_pieces_vs_reference(void **state)
 {
 	static const u32 lens[] = {
 		0, 1, 2, 3, 4, 5, 18, 28, 100, 501, 502, 503, 504, 505, 506,
-		507, 508, 509, 510, 1010, 1016, 1022, 1456, 1460, 4000, MAXU,
+		507, 508, 509, 510, 1010, 1016, 1022, 1456, 1460, 4000, 9000,
+		32764, 65024, 65280, 65535,
 	};
 	static struct rec_sink r = { .fail_at = -1 };
 	static u8 ulpdu[MAXU], want[MAXW];
@@ -189,6 +193,11 @@ static void test_tx_pieces_vs_reference(void **state)
 						   hdr);
 				w = ref_encode(0x1000 + phase, mode & 1,
 					       mode & 2, ulpdu, lens[i], want);
+				if (!w) {	/* FPDUPTR overflow (RFC 5044 4.2) */
+					assert_int_equal(ret, -EMSGSIZE);
+					assert_int_equal(st.off, 0x1000 + phase);
+					continue;
+				}
 				assert_int_equal(ret, w);
 				assert_int_equal(r.len, w);
 				assert_memory_equal(r.out, want, w);
@@ -199,8 +208,10 @@ static void test_tx_pieces_vs_reference(void **state)
 	}
 }
 
-/* the framer refuses more or fewer octets than announced, and passes on
- * the sink's error without advancing the stream */
+/*
+ * The framer refuses more or fewer octets than announced, and passes on
+ * the sink's error without advancing the stream.
+ */
 static void test_tx_errors(void **state)
 {
 	static struct rec_sink r = { .fail_at = -1 };
@@ -218,9 +229,9 @@ static void test_tx_errors(void **state)
 	r.off = st.off;
 	r.markers = true;
 	assert_int_equal(iwtcp_fpdu_tx_begin(&t, &st, 100, &s), 0);
-	assert_int_equal(iwtcp_fpdu_tx_add(&t, ulpdu, 101, false, &s),
+	assert_int_equal(iwtcp_fpdu_tx_add_ref(&t, ulpdu, 101, &s),
 			 -EMSGSIZE);
-	assert_int_equal(iwtcp_fpdu_tx_add(&t, ulpdu, 99, false, &s), 0);
+	assert_int_equal(iwtcp_fpdu_tx_add_ref(&t, ulpdu, 99, &s), 0);
 	assert_int_equal(iwtcp_fpdu_tx_end(&t, &st, &s), -EINVAL);
 	assert_int_equal(st.off, 500);
 	assert_int_equal(iwtcp_fpdu_tx_begin(&t, &st, 65536, &s), -EMSGSIZE);
@@ -314,8 +325,10 @@ static int deframe(struct seg_src *s, struct iwtcp_fpdu_stream *st, u8 *out,
 	return r.l.wire_len;
 }
 
-/* With markers: @bit of the wire falls in a marker's FPDUPTR, in a bit
- * the receiver reads (RFC 5044 4.2: not RESERVED, not the low two). */
+/*
+ * With markers: @bit of the wire falls in a marker's FPDUPTR, in a bit the
+ * receiver reads (RFC 5044 4.2: not RESERVED, not the low two).
+ */
 static bool in_fpduptr(u32 start, u32 bit)
 {
 	u32 octet = bit / 8;
@@ -325,11 +338,15 @@ static bool in_fpduptr(u32 start, u32 bit)
 	return octet % 4 == 2 || (octet % 4 == 3 && bit % 8 >= 2);
 }
 
-/* every split of one FPDU over two buffers, every truncation, every
- * flipped bit caught by the CRC or, without it, a marker's check */
+/*
+ * Every split of one FPDU over two buffers, every truncation (every 97th
+ * for the large ones), flipped bits caught by the CRC or, without it, by a
+ * marker's check. With the CRC, a flipped length bit may also leave the
+ * FPDU unfinished (-EAGAIN) or unmarkable (-EMSGSIZE).
+ */
 static void test_rx_every_split(void **state)
 {
-	static const u32 lens[] = { 0, 3, 28, 505, 506, 1020, 1456 };
+	static const u32 lens[] = { 0, 3, 28, 505, 506, 1020, 1456, 65535 };
 	static u8 ulpdu[MAXU], wire[MAXW], out[MAXU];
 	struct iwtcp_fpdu_stream st;
 	struct seg_src s;
@@ -345,7 +362,9 @@ static void test_rx_every_split(void **state)
 			start = 0xfffff000 + phase;	/* wraps 2^32 */
 			w = ref_encode(start, mode & 1, mode & 2, ulpdu,
 				       lens[i], wire);
-			for (cut = 0; cut <= w; cut++) {
+			if (!w)
+				continue;	/* no FPDU at this phase */
+			for (cut = 0; cut <= w; cut += w > 9000 ? 97 : 1) {
 				memset(&s, 0, sizeof(s));
 				s.wire = wire;
 				s.nseg = 2;
@@ -371,7 +390,8 @@ static void test_rx_every_split(void **state)
 			}
 			/* a flipped bit: MPA error 2 with the CRC, else a
 			 * marker's error 3 where it lands in a marker */
-			for (bit = 0; bit < 8 * w; bit += 1 + rnd() % 5) {
+			for (bit = 0; bit < 8 * w;
+			     bit += 1 + rnd() % (w > 9000 ? 400 : 5)) {
 				wire[bit / 8] ^= 1 << (bit % 8);
 				memset(&s, 0, sizeof(s));
 				s.wire = wire;
@@ -418,13 +438,22 @@ static void test_property_round_trip(void **state)
 		};
 		rx = tx;
 		for (i = 0, pos = 0; i < N; i++) {
-			lens[i] = rnd() % 4 ? rnd() % MAXU : rnd() % 64;
+			/* mostly MSS-sized, some tiny, some large (G bit) */
+			lens[i] = rnd() % 4 ? rnd() % 9000 :
+				  rnd() % 2 ? rnd() % 64 : rnd() % (MAXU + 1);
 			for (j = 0; j < lens[i]; j++)
 				ulpdu[i][j] = rnd();
 			w = ref_encode(tx.off, tx.markers, tx.crc, ulpdu[i],
 				       lens[i], want);
 			ret = frame_pieces(&r, &tx, ulpdu[i], lens[i],
 					   min_t(u32, lens[i], 18));
+			if (!w) {	/* FPDUPTR overflow: a shorter one */
+				assert_int_equal(ret, -EMSGSIZE);
+				lens[i] = 0;
+				w = ref_encode(tx.off, tx.markers, tx.crc,
+					       ulpdu[i], 0, want);
+				ret = frame_pieces(&r, &tx, ulpdu[i], 0, 0);
+			}
 			assert_int_equal(ret, w);
 			assert_memory_equal(r.out, want, w);
 			memcpy(wire + pos, r.out, w);

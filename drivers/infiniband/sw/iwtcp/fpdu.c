@@ -326,9 +326,11 @@ static int tx_emit(struct iwtcp_fpdu_tx *t, const u8 *p, u32 n, bool copy,
  *	at most IWTCP_MPA_ULPDU_MAX
  * @s: where the octets go
  *
- * Hands the sink a leading marker if one is due and ULPDU_Length. This is
- * the framer of every FPDU iwtcp sends: the data path's (qp_tx.c), the
- * MPA start-up's (iwtcp_fpdu_build()) and the host unit tests'.
+ * Hands the sink a leading marker if one is due and ULPDU_Length; the
+ * ULPDU follows with iwtcp_fpdu_tx_add_ref() and _add_copy(), then
+ * iwtcp_fpdu_tx_end(). This is the framer of every FPDU iwtcp sends: the
+ * data path's (qp_tx.c), the MPA start-up's (iwtcp_fpdu_build()) and the
+ * host unit tests'.
  *
  * Context: Any context the sink allows.
  * Return: 0, or
@@ -357,30 +359,53 @@ int iwtcp_fpdu_tx_begin(struct iwtcp_fpdu_tx *t,
 	return tx_emit(t, (const u8 *)&hdr, sizeof(hdr), true, s);
 }
 
-/**
- * iwtcp_fpdu_tx_add() - frame more ULPDU octets (RFC 5044 4.3, 4.4)
- * @t: the framer state of iwtcp_fpdu_tx_begin()
- * @p: the octets, mapped for the CPU
- * @len: octets at @p
- * @copy: hand them to the sink's @copy (they go away after the call),
- *	else to its @ref
- * @s: where the octets go
- *
- * Splits @p where markers fall, hands the sink each marker and each run,
- * and runs the CRC over both as it goes: the CRC reads each octet once,
- * right before the sink takes it.
- *
- * Context: Any context the sink allows.
- * Return: 0, -EMSGSIZE if the ULPDU would grow beyond what
- * iwtcp_fpdu_tx_begin() announced, or the sink's error.
- */
-int iwtcp_fpdu_tx_add(struct iwtcp_fpdu_tx *t, const void *p, u32 len,
-		      bool copy, const struct iwtcp_fpdu_sink *s)
+static int tx_add(struct iwtcp_fpdu_tx *t, const void *p, u32 len,
+		  bool copy, const struct iwtcp_fpdu_sink *s)
 {
 	if (len > sizeof(struct iwtcp_mpa_fpdu_hdr) + t->ulpdu_len - t->content)
 		return -EMSGSIZE;
 	t->content += len;
 	return tx_emit(t, p, len, copy, s);
+}
+
+/**
+ * iwtcp_fpdu_tx_add_ref() - frame ULPDU octets the sink takes by reference
+ * @t: the framer state of iwtcp_fpdu_tx_begin()
+ * @p: the octets, mapped for the CPU; they stay in place until written
+ * @len: octets at @p
+ * @s: where the octets go: the runs to its @ref, markers to its @copy
+ *
+ * Splits @p where markers fall (RFC 5044 4.3), hands the sink each marker
+ * and each run, and runs the CRC (RFC 5044 4.4) over both as it goes: the
+ * CRC reads each octet once, right before the sink takes it.
+ *
+ * Context: Any context the sink allows.
+ * Return: 0, -EMSGSIZE if the ULPDU would grow beyond what
+ * iwtcp_fpdu_tx_begin() announced, or the sink's error.
+ */
+int iwtcp_fpdu_tx_add_ref(struct iwtcp_fpdu_tx *t, const void *p, u32 len,
+			  const struct iwtcp_fpdu_sink *s)
+{
+	return tx_add(t, p, len, false, s);
+}
+
+/**
+ * iwtcp_fpdu_tx_add_copy() - frame ULPDU octets the sink copies
+ * @t: the framer state of iwtcp_fpdu_tx_begin()
+ * @p: the octets (headers, inline data), needed only during the call
+ * @len: octets at @p
+ * @s: where the octets go, all to its @copy
+ *
+ * As iwtcp_fpdu_tx_add_ref(), for octets that do not outlive the call.
+ *
+ * Context: Any context the sink allows.
+ * Return: 0, -EMSGSIZE if the ULPDU would grow beyond what
+ * iwtcp_fpdu_tx_begin() announced, or the sink's error.
+ */
+int iwtcp_fpdu_tx_add_copy(struct iwtcp_fpdu_tx *t, const void *p, u32 len,
+			   const struct iwtcp_fpdu_sink *s)
+{
+	return tx_add(t, p, len, true, s);
 }
 
 /**
@@ -471,7 +496,7 @@ int iwtcp_fpdu_build(struct iwtcp_fpdu_stream *st, const void *ulpdu,
 		return -ENOSPC;
 	ret = iwtcp_fpdu_tx_begin(&t, st, ulpdu_len, &s);
 	if (!ret)
-		ret = iwtcp_fpdu_tx_add(&t, ulpdu, ulpdu_len, false, &s);
+		ret = iwtcp_fpdu_tx_add_ref(&t, ulpdu, ulpdu_len, &s);
 	return ret ?: iwtcp_fpdu_tx_end(&t, st, &s);
 }
 
@@ -519,7 +544,8 @@ static int src_copy(const struct iwtcp_fpdu_source *src, u32 pos, void *dst,
  * * -EAGAIN - the FPDU has not arrived whole yet
  * * -EMSGSIZE - a marker would lie beyond FPDUPTR's reach of ULPDU_Length:
  *   the length is bad (RFC 5044 4.2)
- * * -EINVAL - st->off not a multiple of 4 (with markers)
+ * * -EINVAL - st->off not a multiple of 4 (with markers): a caller's bug
+ * * the source's error
  */
 int iwtcp_fpdu_rx_begin(struct iwtcp_fpdu_rx *r,
 			const struct iwtcp_fpdu_stream *st,
@@ -563,10 +589,11 @@ int iwtcp_fpdu_rx_check(const struct iwtcp_fpdu_rx *r,
 			const struct iwtcp_fpdu_source *src)
 {
 	const struct iwtcp_fpdu_layout *l = &r->l;
-	u32 crc = IWTCP_FPDU_CRC_SEED, i;
+	u32 crc = IWTCP_FPDU_CRC_SEED;
 	struct iwtcp_mpa_trailer tr;
 	struct iwtcp_mpa_marker mk;
 	u16 ptr;
+	u32 i;
 	int ret;
 
 	if (st->crc) {

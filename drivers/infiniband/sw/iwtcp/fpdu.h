@@ -80,7 +80,10 @@ struct iwtcp_fpdu_tx {
 	bool crc_on;
 };
 
-/* Visitor of received octets: 0 to go on, or a negative errno to stop. */
+/*
+ * Visitor of received octets: 0 to go on, or a negative errno to stop. It
+ * may run with page faults disabled (mapped socket buffer fragments).
+ */
 typedef int (*iwtcp_fpdu_visit_t)(void *ctx, const void *p, u32 len);
 
 /**
@@ -88,8 +91,13 @@ typedef int (*iwtcp_fpdu_visit_t)(void *ctx, const void *p, u32 len);
  * @visit: call @fn on the @len octets from @pos (counted from the FPDU's
  *	first octet, its leading marker if any), in order, in as many pieces
  *	as the buffers holding them take; return 0, @fn's error, or -EAGAIN
- *	if some of the octets have not arrived
+ *	if some of the octets have not arrived (@fn may have seen the ones
+ *	before them)
  * @arg: first argument of @visit
+ *
+ * The source holds the stream in order and without holes from the FPDU's
+ * first octet on, as TCP's receive queue does: an octet that has arrived
+ * means all before it have.
  */
 struct iwtcp_fpdu_source {
 	int (*visit)(void *arg, u32 pos, u32 len, iwtcp_fpdu_visit_t fn,
@@ -121,8 +129,10 @@ __le32 iwtcp_fpdu_crc(const void *p, unsigned int len);
 int iwtcp_fpdu_tx_begin(struct iwtcp_fpdu_tx *t,
 			const struct iwtcp_fpdu_stream *st, u32 ulpdu_len,
 			const struct iwtcp_fpdu_sink *s);
-int iwtcp_fpdu_tx_add(struct iwtcp_fpdu_tx *t, const void *p, u32 len,
-		      bool copy, const struct iwtcp_fpdu_sink *s);
+int iwtcp_fpdu_tx_add_ref(struct iwtcp_fpdu_tx *t, const void *p, u32 len,
+			  const struct iwtcp_fpdu_sink *s);
+int iwtcp_fpdu_tx_add_copy(struct iwtcp_fpdu_tx *t, const void *p, u32 len,
+			   const struct iwtcp_fpdu_sink *s);
 int iwtcp_fpdu_tx_end(struct iwtcp_fpdu_tx *t, struct iwtcp_fpdu_stream *st,
 		      const struct iwtcp_fpdu_sink *s);
 int iwtcp_fpdu_rx_begin(struct iwtcp_fpdu_rx *r,

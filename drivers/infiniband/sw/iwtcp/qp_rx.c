@@ -95,8 +95,7 @@ struct rx_fpdu {
 	u32 seq;
 	struct sk_buff *hint;	/* rx_locate(): the buffer found last */
 	struct iwtcp_fpdu_source src;	/* rx_visit() over these buffers */
-	struct iwtcp_fpdu_rx r;
-	u32 ulpdu_len;
+	struct iwtcp_fpdu_rx r;	/* the FPDU: layout, ULPDU_Length */
 	struct iwtcp_ddp_hdr h;
 	u8 hdr[RX_HDR_MAX];
 	u32 content;	/* placement: next FPDU content octet to copy */
@@ -153,8 +152,10 @@ static int rx_visit(void *arg, u32 pos, u32 len, iwtcp_fpdu_visit_t fn,
 			skb_prepare_seq_read(skb, off, off + n, &seq);
 			for (got = 0; got < n && !rv; got += l) {
 				l = skb_seq_read(got, &p, &seq);
-				if (!l)
-					return -EFAULT;
+				if (!l) {
+					rv = -EFAULT;
+					break;
+				}
 				l = min(l, n - got);
 				rv = fn(ctx, p, l);
 			}
@@ -180,6 +181,26 @@ static int rx_place_page(void *arg, struct page *page, u32 off, u32 len)
 	kunmap_local(va);
 	f->content += len;
 	return rv;
+}
+
+/*
+ * RFC 5044 8: the MPA error of a framer verdict. -EMSGSIZE from
+ * iwtcp_fpdu_rx_begin(): a marker could not point back to ULPDU_Length,
+ * so the length is bad (4.2). Anything else (a socket buffer that could
+ * not be read, a stream offset not a multiple of 4) is iwtcp's own fault.
+ */
+static u8 rx_mpa_error(int rv)
+{
+	switch (rv) {
+	case -EBADMSG:
+		return IWTCP_TERM_MPA_CRC;
+	case -EPROTO:
+	case -EMSGSIZE:
+		return IWTCP_TERM_MPA_MARKER;
+	default:
+		WARN_ON_ONCE(rv == -EINVAL);
+		return IWTCP_TERM_MPA_CATASTROPHIC;
+	}
 }
 
 /* The segment's payload starts after ULPDU_Length and the DDP header. */
@@ -331,7 +352,7 @@ static int rx_read_req(struct rx_fpdu *f, struct iwtcp_term_cause *cause)
 		return iwtcp_term_set(cause, IWTCP_TERM_LAYER_DDP,
 				      IWTCP_TERM_DDP_UNTAGGED,
 				      IWTCP_TERM_DDP_U_INV_MSN_RANGE);
-	if (iwtcp_rdmap_parse_read_req(f->hdr, f->ulpdu_len, &rr))
+	if (iwtcp_rdmap_parse_read_req(f->hdr, f->r.ulpdu_len, &rr))
 		return iwtcp_term_set(cause, IWTCP_TERM_LAYER_RDMAP,
 				      IWTCP_TERM_RDMAP_REMOTE_OP,
 				      IWTCP_TERM_RDMAP_CATASTROPHIC_STREAM);
@@ -556,7 +577,7 @@ static void rx_terminate(struct rx_fpdu *f)
 	struct iwtcp_rdmap_term t;
 	u8 status = SIW_WC_GENERAL_ERR;
 
-	if (iwtcp_rdmap_parse_term(f->hdr, f->ulpdu_len, &t)) {
+	if (iwtcp_rdmap_parse_term(f->hdr, f->r.ulpdu_len, &t)) {
 		iwtcp_stat_term(to_iwtcp_dev(qp->base_qp.device), qp, false, NULL);
 	} else {
 		iwtcp_stat_term(to_iwtcp_dev(qp->base_qp.device), qp, false, &t);
@@ -608,13 +629,13 @@ static void rx_error(struct rx_fpdu *f, const struct iwtcp_term_cause *cause,
 
 	/* RFC 5040 4.8: the DDP header, and the RDMAP one of a Read Request */
 	if (have_hdr && cause->layer != IWTCP_TERM_LAYER_LLP && f->h.hdr_len &&
-	    f->ulpdu_len >= f->h.hdr_len && f->ulpdu_len <= U16_MAX) {
+	    f->r.ulpdu_len >= f->h.hdr_len && f->r.ulpdu_len <= U16_MAX) {
 		term.ddp_len = f->h.hdr_len;
 		memcpy(term.ddp_hdr, f->hdr, f->h.hdr_len);
 		term.seg_len_valid = true;
-		term.seg_len = f->ulpdu_len;
+		term.seg_len = f->r.ulpdu_len;
 		if (!f->h.tagged && opcode == IWTCP_RDMAP_READ_REQ &&
-		    f->ulpdu_len == IWTCP_RDMAP_READ_REQ_LEN) {
+		    f->r.ulpdu_len == IWTCP_RDMAP_READ_REQ_LEN) {
 			term.rdmap_hdr_valid = true;
 			memcpy(term.rdmap_hdr, f->hdr + f->h.hdr_len,
 			       sizeof(term.rdmap_hdr));
@@ -623,7 +644,7 @@ static void rx_error(struct rx_fpdu *f, const struct iwtcp_term_cause *cause,
 	ibdev_dbg(qp->base_qp.device, "QP %u: TERM layer %u type %u code %#x\n",
 		  qp->base_qp.qp_num, cause->layer, cause->etype, cause->ecode);
 	trace_iwtcp_fpdu_rx_error(qp->base_qp.device, qp->base_qp.qp_num,
-				  f->seq, f->ulpdu_len, cause);
+				  f->seq, f->r.ulpdu_len, cause);
 	iwtcp_qp_terminate(qp, &term, SIW_WC_GENERAL_ERR);
 }
 
@@ -642,25 +663,17 @@ static int rx_fpdu(struct iwtcp_qp *qp, struct sock *sk, struct sk_buff *skb,
 		.seq = TCP_SKB_CB(skb)->seq + off,
 		.src = { .visit = rx_visit, .arg = &f },
 	};
-	u8 ecode;
 	int rv;
 
+	/* RFC 5044 6: the whole FPDU is there and verified, or nothing */
 	rv = iwtcp_fpdu_rx_begin(&f.r, &rx->st, &f.src);
 	if (rv == -EAGAIN)
 		return 0;
-	f.ulpdu_len = f.r.ulpdu_len;
-	/* RFC 5044 4.2: FPDUPTR cannot reach this far: a bad length */
-	ecode = rv == -EMSGSIZE || rv == -EINVAL ? IWTCP_TERM_MPA_MARKER :
-		IWTCP_TERM_MPA_CATASTROPHIC;
-	if (!rv) {
+	if (!rv)
 		rv = iwtcp_fpdu_rx_check(&f.r, &rx->st, &f.src);
-		ecode = rv == -EBADMSG ? IWTCP_TERM_MPA_CRC :
-			rv == -EPROTO ? IWTCP_TERM_MPA_MARKER :
-			IWTCP_TERM_MPA_CATASTROPHIC;
-	}
 	if (rv) {
 		iwtcp_term_set(&cause, IWTCP_TERM_LAYER_LLP, IWTCP_TERM_MPA,
-			       ecode);
+			       rx_mpa_error(rv));
 		goto err;
 	}
 	iwtcp_qp_stat_add(qp, IWTCP_STAT_RX_FPDUS, 1);
@@ -670,12 +683,12 @@ static int rx_fpdu(struct iwtcp_qp *qp, struct sock *sk, struct sk_buff *skb,
 		rx->batch_octets += f.r.l.wire_len;
 	}
 	if (iwtcp_fpdu_rx_copy(&f.r, &f.src, sizeof(struct iwtcp_mpa_fpdu_hdr),
-			       f.hdr, min_t(u32, f.ulpdu_len, sizeof(f.hdr)))) {
+			       f.hdr, min_t(u32, f.r.ulpdu_len, sizeof(f.hdr)))) {
 		iwtcp_term_set(&cause, IWTCP_TERM_LAYER_LLP, IWTCP_TERM_MPA,
 			       IWTCP_TERM_MPA_CATASTROPHIC);
 		goto err;
 	}
-	rv = iwtcp_ddp_parse(f.hdr, f.ulpdu_len, &f.h, &cause);
+	rv = iwtcp_ddp_parse(f.hdr, f.r.ulpdu_len, &f.h, &cause);
 	if (rv >= 0)
 		rv = iwtcp_rdmap_check(&f.h, &cause);
 	if (rv < 0)

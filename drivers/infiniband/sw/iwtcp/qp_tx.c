@@ -38,8 +38,9 @@
  * they fit in it whole (tx_build_batch()). The FPDUs are framed by
  * fpdu.c's transmit framer (iwtcp_fpdu_tx_begin(), _add(), _end()), the
  * code the host unit tests run: markers, headers, PAD and CRC are copied
- * into a small scratch buffer, payload is taken by reference straight from
- * the registered pages (TCP copies it; no bounce buffer), and the CRC runs
+ * into a small scratch buffer, as is inline data; payload is taken by
+ * reference straight from the registered pages (TCP copies it; no bounce
+ * buffer), and the CRC runs
  * over each run of octets right before its piece joins the array. A batch
  * that TCP takes only partly stays pending until the write-space callback
  * reports room.
@@ -113,7 +114,7 @@ struct tx_src {
  * @bv: the FPDU being written, @nbv pieces, @wire_len octets
  * @bv_ref: the page of that piece is held (user memory, get_page) until
  *	TCP took it, so a deregistration does not wait for the peer
- * @ref_pages: pieces added now come from user memory
+ * @ref_pages: payload pieces added now come from user memory
  * @nbv: see @bv
  * @wire_len: see @bv
  * @wire_sent: octets of it TCP took
@@ -129,7 +130,7 @@ struct tx_src {
  * @page_va: its mapping
  * @fpdu_nbv: @nbv when the FPDU being built started: its pieces follow
  * @scratch_used: octets of @scratch used by the batch
- * @scratch: markers, header, pad and CRC of the FPDU
+ * @scratch: markers, headers, PAD, CRCs and inline data of the batch
  * @atomic: this run is inline in a kernel post_send, under the socket's
  *	spinlock: one batch, written with tcp_sendmsg_locked()
  */
@@ -279,37 +280,55 @@ static void *tx_scratch(struct iwtcp_tx *tx, u32 len)
 	return p;
 }
 
-static int tx_piece(struct iwtcp_tx *tx, struct page *page, u32 off, u32 len)
+/* A piece of the batch; @ref: hold @page until TCP took it (user memory) */
+static int tx_piece(struct iwtcp_tx *tx, struct page *page, u32 off, u32 len,
+		    bool ref)
 {
 	if (WARN_ON_ONCE(tx->nbv == TX_BV_MAX))
 		return -EMSGSIZE;
-	tx->bv_ref[tx->nbv] = tx->ref_pages;
-	if (tx->ref_pages)
+	tx->bv_ref[tx->nbv] = ref;
+	if (ref)
 		get_page(page);
 	bvec_set_page(&tx->bv[tx->nbv++], page, len, off);
 	tx->wire_len += len;
 	return 0;
 }
 
-/* iwtcp_fpdu_sink.ref: payload octets of @tx->page, by reference */
+/*
+ * iwtcp_fpdu_sink.ref: payload octets by reference, only ever from the
+ * page tx_add_page() is framing (@page, mapped at @page_va)
+ */
 static int tx_sink_ref(void *arg, const void *p, u32 len)
 {
 	struct iwtcp_tx *tx = arg;
+	size_t off = (const u8 *)p - tx->page_va;
 
-	return tx_piece(tx, tx->page, (const u8 *)p - tx->page_va, len);
+	if (WARN_ON_ONCE(!tx->page || off + len > PAGE_SIZE))
+		return -EFAULT;
+	return tx_piece(tx, tx->page, off, len, tx->ref_pages);
+}
+
+/* The last piece of the batch holds the scratch octets right before @d. */
+static bool tx_scratch_follows(struct iwtcp_tx *tx, const u8 *d)
+{
+	struct bio_vec *bv = &tx->bv[tx->nbv - 1];
+
+	/* only within the FPDU being built: tx_batch_cut() cuts whole FPDUs */
+	if (tx->nbv <= tx->fpdu_nbv || d == tx->scratch ||
+	    offset_in_page(d) == 0)
+		return false;
+	return bv->bv_page == virt_to_page(d - 1) &&
+	       bv->bv_offset + bv->bv_len == offset_in_page(d);
 }
 
 /*
  * iwtcp_fpdu_sink.copy: octets the framer made (markers, ULPDU_Length,
- * PAD, CRC) or headers and inline data, into @scratch; octets that follow
- * the previous piece of the same FPDU in the same page extend it (never
- * one of an earlier FPDU: tx_batch_cut() cuts whole FPDUs off).
+ * PAD, CRC) or headers and inline data, copied into @scratch; octets that
+ * continue the last piece (scratch, same FPDU, same page) extend it.
  */
 static int tx_sink_copy(void *arg, const void *p, u32 len)
 {
 	struct iwtcp_tx *tx = arg;
-	struct bio_vec *bv = tx->nbv > tx->fpdu_nbv ? &tx->bv[tx->nbv - 1] :
-			     NULL;
 	u8 *d = tx_scratch(tx, len);
 	u32 n;
 	int rv;
@@ -319,17 +338,15 @@ static int tx_sink_copy(void *arg, const void *p, u32 len)
 	memcpy(d, p, len);
 	while (len) {
 		n = min_t(u32, len, PAGE_SIZE - offset_in_page(d));
-		if (bv && !tx->bv_ref[tx->nbv - 1] &&
-		    bv->bv_page == virt_to_page(d) &&
-		    bv->bv_offset + bv->bv_len == offset_in_page(d)) {
-			bv->bv_len += n;
+		if (tx_scratch_follows(tx, d)) {
+			tx->bv[tx->nbv - 1].bv_len += n;
 			tx->wire_len += n;
 		} else {
-			rv = tx_piece(tx, virt_to_page(d), offset_in_page(d), n);
+			rv = tx_piece(tx, virt_to_page(d), offset_in_page(d), n,
+				      false);
 			if (rv)
 				return rv;
 		}
-		bv = NULL;
 		d += n;
 		len -= n;
 	}
@@ -345,7 +362,9 @@ static int tx_add_page(void *arg, struct page *page, u32 off, u32 len)
 
 	tx->page = page;
 	tx->page_va = va;
-	rv = iwtcp_fpdu_tx_add(&tx->fpdu, va + off, len, false, &tx->sink);
+	rv = iwtcp_fpdu_tx_add_ref(&tx->fpdu, va + off, len, &tx->sink);
+	tx->page = NULL;
+	tx->page_va = NULL;
 	kunmap_local(va);
 	return rv;
 }
@@ -387,7 +406,7 @@ static bool tx_batch_room(struct iwtcp_tx *tx, u32 mss)
 	u32 bv = 2 * markers + mss / PAGE_SIZE + SIW_MAX_SGE + 6;
 	u32 scratch = TX_HDR_MAX + sizeof(struct iwtcp_mpa_fpdu_hdr) +
 		      IWTCP_MPA_FPDU_ALIGN + IWTCP_MPA_CRC_SIZE +
-		      IWTCP_MPA_MARKER_SIZE * markers + SIW_MAX_INLINE;
+		      IWTCP_MPA_MARKER_SIZE * markers;
 
 	return !tx->nbv || (tx->wire_len < TX_BATCH &&
 			    tx->nbv + bv <= TX_BV_MAX &&
@@ -400,7 +419,7 @@ static int tx_fpdu_begin(struct iwtcp_tx *tx, const void *hdr, u32 hdr_len,
 {
 	tx->fpdu_nbv = tx->nbv;
 	return iwtcp_fpdu_tx_begin(&tx->fpdu, &tx->st, ulpdu_len, &tx->sink) ?:
-	       iwtcp_fpdu_tx_add(&tx->fpdu, hdr, hdr_len, true, &tx->sink);
+	       iwtcp_fpdu_tx_add_copy(&tx->fpdu, hdr, hdr_len, &tx->sink);
 }
 
 /* RFC 5044 4.1, 4.4: PAD, a marker due before the CRC, then the CRC. */
@@ -408,8 +427,11 @@ static int tx_fpdu_end(struct iwtcp_tx *tx)
 {
 	int wire = iwtcp_fpdu_tx_end(&tx->fpdu, &tx->st, &tx->sink);
 
-	if (WARN_ON_ONCE(wire == -EPROTO || wire == -EINVAL) || wire < 0)
+	if (wire < 0) {
+		/* the ULPDU came short, or the framer lost count: a bug */
+		WARN_ON_ONCE(wire == -EINVAL || wire == -EPROTO);
 		return wire;
+	}
 	if (!tx->nfpdu)
 		tx->first_len = wire;
 	tx->nfpdu++;
@@ -606,8 +628,9 @@ static int tx_add_payload(struct iwtcp_qp *qp, u32 len)
 		return tx_add_stag(qp, tx->rresp.src_stag, IB_ACCESS_REMOTE_READ,
 				   tx->rresp.src_to + skip, len);
 	if (tx->sqe.flags & SIW_WQE_INLINE)
-		return iwtcp_fpdu_tx_add(&tx->fpdu, (u8 *)&tx->sqe.sge[1] + skip,
-					 len, true, &tx->sink);
+		return iwtcp_fpdu_tx_add_copy(&tx->fpdu,
+					      (u8 *)&tx->sqe.sge[1] + skip, len,
+					      &tx->sink);
 	for (i = 0; i < tx->nsrc && len; i++) {
 		struct tx_src *s = &tx->src[i];
 
