@@ -347,14 +347,7 @@ static void test_mulpdu_at(void **state)
 }
 
 static u32 rnd_state = 12345;
-
-static u32 rnd(void)
-{
-	rnd_state ^= rnd_state << 13;
-	rnd_state ^= rnd_state >> 17;
-	rnd_state ^= rnd_state << 5;
-	return rnd_state;
-}
+#include "rnd.h"
 
 /* a stream of FPDUs: built back to back, parsed back, markers in place */
 static void stream_round_trip(u32 start, bool markers, bool crc)

@@ -20,14 +20,7 @@
 #define MAXW	(MAXU + 1024)		/* its wire image, markers included */
 
 static u32 rnd_state = 0x5eed;
-
-static u32 rnd(void)
-{
-	rnd_state ^= rnd_state << 13;
-	rnd_state ^= rnd_state >> 17;
-	rnd_state ^= rnd_state << 5;
-	return rnd_state;
-}
+#include "rnd.h"
 
 /*
  * The reference: content (ULPDU_Length, ULPDU, zero PAD) one octet at a
@@ -295,6 +288,17 @@ static int seg_visit(void *arg, u32 pos, u32 len, iwtcp_fpdu_visit_t fn,
 	return 0;
 }
 
+/* @w octets of @wire, all arrived, in two buffers split at @cut */
+static void seg_two(struct seg_src *s, const u8 *wire, u32 cut, u32 w)
+{
+	memset(s, 0, sizeof(*s));
+	s->wire = wire;
+	s->nseg = 2;
+	s->end[0] = cut;
+	s->end[1] = w;
+	s->avail = w;
+}
+
 /* Decode as qp_rx.c does: begin, check, then the ULPDU copied out. */
 static int deframe(struct seg_src *s, struct iwtcp_fpdu_stream *st, u8 *out,
 		   u32 *ulen)
@@ -348,7 +352,7 @@ static void test_rx_every_split(void **state)
 {
 	static const u32 lens[] = { 0, 3, 28, 505, 506, 1020, 1456, 65535 };
 	static u8 ulpdu[MAXU], wire[MAXW], out[MAXU];
-	struct iwtcp_fpdu_stream st;
+	struct iwtcp_fpdu_stream st, st0;
 	struct seg_src s;
 	u32 i, w, cut, ulen, phase, bit, mode, start;
 	int ret;
@@ -364,18 +368,14 @@ static void test_rx_every_split(void **state)
 				       lens[i], wire);
 			if (!w)
 				continue;	/* no FPDU at this phase */
+			st0 = (struct iwtcp_fpdu_stream){
+				.off = start, .markers = mode & 1,
+				.crc = mode & 2,
+			};
 			for (cut = 0; cut <= w; cut += w > 9000 ? 97 : 1) {
-				memset(&s, 0, sizeof(s));
-				s.wire = wire;
-				s.nseg = 2;
-				s.end[0] = cut;
-				s.end[1] = w;
 				/* whole, then arrived up to the cut only */
-				s.avail = w;
-				st = (struct iwtcp_fpdu_stream){
-					.off = start, .markers = mode & 1,
-					.crc = mode & 2,
-				};
+				seg_two(&s, wire, cut, w);
+				st = st0;
 				ret = deframe(&s, &st, out, &ulen);
 				assert_int_equal(ret, w);
 				assert_int_equal(ulen, lens[i]);
@@ -393,15 +393,8 @@ static void test_rx_every_split(void **state)
 			for (bit = 0; bit < 8 * w;
 			     bit += 1 + rnd() % (w > 9000 ? 400 : 5)) {
 				wire[bit / 8] ^= 1 << (bit % 8);
-				memset(&s, 0, sizeof(s));
-				s.wire = wire;
-				s.nseg = 1;
-				s.end[0] = w;
-				s.avail = w;
-				st = (struct iwtcp_fpdu_stream){
-					.off = start, .markers = mode & 1,
-					.crc = mode & 2,
-				};
+				seg_two(&s, wire, w, w);
+				st = st0;
 				ret = deframe(&s, &st, out, &ulen);
 				if (mode & 2)
 					assert_true(ret == -EBADMSG ||

@@ -21,14 +21,7 @@
 #define ROUNDS	100000
 
 static u32 rnd_state = 0x9e3779b9;
-
-static u32 rnd(void)
-{
-	rnd_state ^= rnd_state << 13;
-	rnd_state ^= rnd_state >> 17;
-	rnd_state ^= rnd_state << 5;
-	return rnd_state;
-}
+#include "rnd.h"
 
 static u8 *rnd_buf(size_t len)
 {
