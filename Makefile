@@ -19,6 +19,7 @@ help:
 	@echo "make sparse     build with sparse (C=2)"
 	@echo "make checkpatch checkpatch.pl --strict on every source file"
 	@echo "make bench      iwtcp against siw and TCP in guests (BENCH_REPS, BENCH_QUICK)"
+	@echo "make profile    where the guest's CPU goes: iwtcp beside TCP, perf by symbol"
 	@echo "make unit       host unit tests of the protocol code"
 	@echo "make selftests  build the guest test programs"
 	@echo "make install    install iwtcp.ko for the running kernel (and keep siw away)"
@@ -62,6 +63,9 @@ demo:
 bench:
 	tools/bench
 
+profile:
+	tools/profile
+
 # `make install` builds for and installs into the running kernel (or
 # KVER=); DESTDIR= installs into a staging root instead, for packagers.
 install: KVER := $(shell uname -r)
@@ -87,4 +91,4 @@ clean:
 	$(MAKE) -C selftests clean
 
 .PHONY: all help module sparse checkpatch unit selftests deps check check-debug \
-	deb demo bench install uninstall clean
+	deb demo bench profile install uninstall clean

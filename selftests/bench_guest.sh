@@ -134,33 +134,13 @@ lat() {
 	row "$t" "$size" 1 "$us" usec ""
 }
 
-# crc_pass: guest CPU seconds of one crc32c pass over a GiB through the
-# kernel's crypto API (AF_ALG, the "crc32c" the kernel's crc32c library
-# uses: crc32c-intel where the CPU has SSE 4.2), 256 MiB in 1 MiB writes
-# into one hash; the variant names the driver, the highest-priority
-# crc32c in /proc/crypto.
+# crc_pass: one crc32c pass over the kernel's crypto API (lib.sh
+# crc32c_pass), as a row: variant the driver, value CPU s/GiB.
 crc_pass() {
 	local drv s
 
-	modprobe -q crc32c_intel 2>/dev/null || true
-	modprobe -q crc32c_generic 2>/dev/null || true
-	drv=$(awk -F': *' '/^name/ {n = $2} /^driver/ {d = $2}
-		/^priority/ && n == "crc32c" && $2 + 0 > best {best = $2 + 0; pick = d}
-		END {print pick}' /proc/crypto)
-	s=$(python3 -c '
-import os, socket, time
-alg = socket.socket(socket.AF_ALG, socket.SOCK_SEQPACKET, 0)
-alg.bind(("hash", "crc32c"))
-op, _ = alg.accept()
-buf = os.urandom(1 << 20)
-n = 256
-t0 = time.process_time()
-for _ in range(n):
-    op.sendmsg([buf], [], socket.MSG_MORE)
-op.send(b"")
-op.recv(4)
-print("%.3f" % ((time.process_time() - t0) * 1024 / n))') || return 0
-	variant=${drv:-unknown} row crc32c_pass 1073741824 1 "$s" s/GiB "$s"
+	read -r drv s < <(crc32c_pass) || return 0
+	variant=$drv row crc32c_pass 1073741824 1 "$s" s/GiB "$s"
 }
 
 rdma_suite() {

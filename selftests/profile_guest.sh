@@ -1,0 +1,163 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Guest side of `make profile` (tools/profile): where the guest's CPU goes
+# while data moves, by kernel symbol, for iwtcp beside plain TCP on lib.sh's
+# two hosts (veth between two namespaces, both ends in this guest).
+#
+#	selftests/profile_guest.sh OUTDIR
+#
+# Cases: one crc32c pass over 256 MiB through the kernel's crypto API (the
+# CRC's own cost in this guest); iperf3 with 64 KiB writes; iwtcp
+# ib_send_bw at 64 KiB with CQ events, CRC on and off; ib_write_bw at 64
+# KiB (busy-polling) with CRC on. Each runs PROFILE_SECS (default 8)
+# seconds under `perf record -a -g -e cpu-clock` (a software clock: TCG
+# guests have no PMU). For each case OUTDIR gets CASE.top (share of the
+# busy time by symbol, the idle loop left out), CASE.dso (by module),
+# CASE.callers (the call chains into the CRC routines), CASE.busy (guest
+# busy jiffies and the octets veth_a sent meanwhile, headers included:
+# guest CPU seconds per GiB on the wire) and CASE.data (the samples, for a
+# closer look: perf report -i CASE.data --kallsyms OUTDIR/kallsyms). The
+# two ends are stopped after the window.
+
+set -euo pipefail
+
+out=${1:?usage: profile_guest.sh OUTDIR}
+secs=${PROFILE_SECS:-8}
+IWTCP_LINK=0
+IFINDEX_GAP=1
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+source "$(dirname "$0")/lib.sh"
+
+port=9500
+mkdir -p "$out"
+
+busy() {
+	awk '/^cpu /{print $2 + $3 + $4 + $7 + $8 + $9}' /proc/stat
+}
+
+wire_octets() {
+	ip netns exec "$ns1" cat /sys/class/net/veth_a/statistics/tx_bytes
+}
+
+listening() {
+	ip netns exec "$ns2" ss -ltnH | grep -q ":$port "
+}
+
+idle='^(pv_native_safe_halt|native_safe_halt|default_idle|default_idle_call|arch_cpu_idle|do_idle|cpu_idle_poll|acpi_safe_halt|poll_idle)$'
+
+# flat: "percent symbol" from perf report's lines, the share of the busy
+# time, most first. cpu-clock samples the idle loop too: its halt is left
+# out (the softirqs that interrupt it, as comm swapper, are counted).
+flat() {
+	awk -v idle="$idle" '$1 ~ /%$/ && $NF !~ idle {
+		p = $1; sub(/%/, "", p); s = $NF; t[s] += p; all += p }
+	END { for (s in t) printf "%6.2f%%  %s\n", 100 * t[s] / all, s }' |
+		sort -rn
+}
+
+# report CASE: the recorded profile as text
+report() {
+	local c=$1 data=/tmp/profile-$1.data
+	local pr=(perf report -i "$data" --kallsyms=/proc/kallsyms --stdio)
+
+	"${pr[@]}" --no-children -g none --sort sym 2>/dev/null |
+		flat | head -n 60 >"$out/$c.top" || true
+	"${pr[@]}" --no-children -g none --sort dso,sym 2>/dev/null |
+		awk -v idle="$idle" '$1 ~ /%$/ && $NF !~ idle {
+			p = $1; sub(/%/, "", p); d[$2] += p; all += p }
+		END {for (k in d) printf "%6.2f%%  %s\n", 100 * d[k] / all, k}' |
+		sort -rn | head -n 20 >"$out/$c.dso" || true
+	"${pr[@]}" --no-children -G --sort sym --symbol-filter=crc \
+		2>/dev/null | grep -v '^$' | head -n 150 >"$out/$c.callers" || true
+	# kept for a closer look on the host: perf report -i CASE.data
+	# --kallsyms=OUTDIR/kallsyms
+	mv "$data" "$out/$c.data"
+}
+
+# profile CASE SERVER-CMD... -- CLIENT-CMD...: both ends, perf around the
+# client's run
+profile() {
+	local c=$1 srv_cmd=() cli_cmd=() b0 b1 o0 o1 t0 t1
+
+	shift
+	while [[ $1 != -- ]]; do
+		srv_cmd+=("$1")
+		shift
+	done
+	shift
+	cli_cmd=("$@")
+	port=$((port + 1))
+	timeout 120 ip netns exec "$ns2" "${srv_cmd[@]}" -p "$port" \
+		>"$out/$c.server" 2>&1 &
+	local srv=$!
+	wait_for 20 listening
+	timeout 120 ip netns exec "$ns1" "${cli_cmd[@]}" -p "$port" \
+		>"$out/$c.client" 2>&1 &
+	local cli=$!
+	sleep 1
+	# the guest's own tmpfs: writing it to OUTDIR (9p) would be profiled
+	perf record -q -a -g -B -N -e cpu-clock -F 499 -o "/tmp/profile-$c.data" \
+		-- sleep "$((secs + 1))" >/dev/null 2>&1 &
+	local perf=$!
+	# CPU and octets inside the samples' window, not perf's own wind-up
+	sleep 0.5
+	b0=$(busy)
+	o0=$(wire_octets)
+	t0=$SECONDS
+	sleep "$secs"
+	b1=$(busy)
+	o1=$(wire_octets)
+	t1=$SECONDS
+	wait "$perf" || true
+	kill "$cli" "$srv" 2>/dev/null || true
+	wait "$cli" "$srv" 2>/dev/null || true
+	awk -v b=$((b1 - b0)) -v o=$((o1 - o0)) -v s=$((t1 - t0)) \
+		-v h="$(getconf CLK_TCK)" 'BEGIN {
+		printf "busy_s %.2f wire_octets %.0f seconds %d MB/s %.1f cpu_s_per_gib %.2f\n",
+			b / h, o, s, o / s / 1e6, o ? b / h / (o / 2^30) : 0 }' \
+		>"$out/$c.busy"
+	report "$c"
+	echo "# profiled $c: $(head -n 1 "$out/$c.top")"
+}
+
+# crc_case: one crc32c pass over the crypto API (lib.sh), profiled: the
+# cost of the CRC itself in this guest, the yardstick of iwtcp's CRC work
+crc_case() {
+	local drv s
+
+	perf record -q -a -g -B -N -e cpu-clock -F 499 -o /tmp/profile-crc32c-pass.data \
+		-- bash -c "$(declare -f crc32c_pass); crc32c_pass" \
+		>"$out/crc32c-pass.client" 2>&1 || true
+	read -r drv s <"$out/crc32c-pass.client" || true
+	echo "driver ${drv:-none} cpu_s_per_gib ${s:-none} (one pass)" \
+		>"$out/crc32c-pass.busy"
+	report crc32c-pass
+	echo "# profiled crc32c-pass: $(head -n 1 "$out/crc32c-pass.top")"
+}
+
+setup_two_hosts
+hosts_no_refusals
+long=$((secs + 30))	# the ends outlast perf's window and wind-up
+
+crc_case
+
+profile iperf3 iperf3 -s -1 -- iperf3 -c 192.0.2.2 -t "$long" -l 65536
+
+modprobe iwtcp
+cp /proc/kallsyms "$out/kallsyms"
+ip netns exec "$ns1" rdma link add iwtcp_a type iwtcp netdev veth_a
+ip netns exec "$ns2" rdma link add iwtcp_b type iwtcp netdev veth_b
+_created_links+=("$ns1 iwtcp_a" "$ns2 iwtcp_b")
+for crc in on off; do
+	for dev in iwtcp_a iwtcp_b; do
+		echo "$crc" >"/sys/class/infiniband/$dev/mpa_crc"
+	done
+	profile "send-events-crc-$crc" ib_send_bw -R -s 65536 -e -n 200000 -- \
+		ib_send_bw -R -s 65536 -e -n 200000 192.0.2.2	# stopped
+done
+for dev in iwtcp_a iwtcp_b; do
+	echo on >"/sys/class/infiniband/$dev/mpa_crc"
+done
+profile write-crc-on ib_write_bw -R -s 65536 -D "$long" -- \
+	ib_write_bw -R -s 65536 -D "$long" 192.0.2.2
