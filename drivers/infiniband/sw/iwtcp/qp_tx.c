@@ -311,12 +311,14 @@ static int tx_sink_ref(void *arg, const void *p, u32 len)
 /* The last piece of the batch holds the scratch octets right before @d. */
 static bool tx_scratch_follows(struct iwtcp_tx *tx, const u8 *d)
 {
-	struct bio_vec *bv = &tx->bv[tx->nbv - 1];
+	struct bio_vec *bv;
 
 	/* only within the FPDU being built: tx_batch_cut() cuts whole FPDUs */
 	if (tx->nbv <= tx->fpdu_nbv || d == tx->scratch ||
 	    offset_in_page(d) == 0)
 		return false;
+	/* not before the check: bv[-1] of an empty batch is out of bounds */
+	bv = &tx->bv[tx->nbv - 1];
 	return bv->bv_page == virt_to_page(d - 1) &&
 	       bv->bv_offset + bv->bv_len == offset_in_page(d);
 }
