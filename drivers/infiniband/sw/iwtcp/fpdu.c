@@ -322,8 +322,8 @@ static int tx_emit(struct iwtcp_fpdu_tx *t, const u8 *p, u32 n, bool copy,
  * iwtcp_fpdu_tx_begin() - start framing one FPDU (RFC 5044 4.1, 4.3)
  * @t: the framer state, filled here
  * @st: the sending direction (its offset places the markers)
- * @ulpdu_len: octets of the ULPDU that iwtcp_fpdu_tx_add() will bring,
- *	at most IWTCP_MPA_ULPDU_MAX
+ * @ulpdu_len: octets of the ULPDU that iwtcp_fpdu_tx_add_ref() and
+ *	_add_copy() will bring, at most IWTCP_MPA_ULPDU_MAX
  * @s: where the octets go
  *
  * Hands the sink a leading marker if one is due and ULPDU_Length; the
@@ -467,7 +467,7 @@ static int linear_put(void *arg, const void *p, u32 len)
  * @buf: output
  * @size: octets available at @buf
  *
- * iwtcp_fpdu_tx_begin(), _add() and _end() into @buf.
+ * iwtcp_fpdu_tx_begin(), _add_ref() and _end() into @buf.
  *
  * Context: Any context.
  * Return:

@@ -36,14 +36,14 @@
  * markers, a batch ends after an FPDU that does not fill its segment,
  * with MSG_EOR; without them, small messages share a segment as long as
  * they fit in it whole (tx_build_batch()). The FPDUs are framed by
- * fpdu.c's transmit framer (iwtcp_fpdu_tx_begin(), _add(), _end()), the
- * code the host unit tests run: markers, headers, PAD and CRC are copied
- * into a small scratch buffer, as is inline data; payload is taken by
- * reference straight from the registered pages (TCP copies it; no bounce
- * buffer), and the CRC runs
- * over each run of octets right before its piece joins the array. A batch
- * that TCP takes only partly stays pending until the write-space callback
- * reports room.
+ * fpdu.c's transmit framer (iwtcp_fpdu_tx_begin(), _add_ref(),
+ * _add_copy(), _end()), the code the host unit tests run: markers,
+ * headers, PAD, CRC and inline data are copied into a small scratch
+ * buffer; payload is taken by reference straight from the registered
+ * pages (TCP copies it; no bounce buffer), and the CRC runs over each run
+ * of octets right before its piece joins the array. A batch that TCP
+ * takes only partly stays pending until the write-space callback reports
+ * room.
  *
  * SQ elements stay VALID in the ring until they complete (they go back
  * to the producer just before their completion shows). Completions
