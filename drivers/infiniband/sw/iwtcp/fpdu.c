@@ -369,7 +369,7 @@ static int tx_add(struct iwtcp_fpdu_tx *t, const void *p, u32 len,
 }
 
 /**
- * iwtcp_fpdu_tx_add_ref() - frame ULPDU octets the sink takes by reference
+ * iwtcp_fpdu_tx_add_ref() - frame ULPDU octets by reference (RFC 5044 4.3, 4.4)
  * @t: the framer state of iwtcp_fpdu_tx_begin()
  * @p: the octets, mapped for the CPU; they stay in place until written
  * @len: octets at @p
@@ -390,7 +390,7 @@ int iwtcp_fpdu_tx_add_ref(struct iwtcp_fpdu_tx *t, const void *p, u32 len,
 }
 
 /**
- * iwtcp_fpdu_tx_add_copy() - frame ULPDU octets the sink copies
+ * iwtcp_fpdu_tx_add_copy() - frame ULPDU octets by copy (RFC 5044 4.3, 4.4)
  * @t: the framer state of iwtcp_fpdu_tx_begin()
  * @p: the octets (headers, inline data), needed only during the call
  * @len: octets at @p
@@ -620,7 +620,7 @@ int iwtcp_fpdu_rx_check(const struct iwtcp_fpdu_rx *r,
 }
 
 /**
- * iwtcp_fpdu_rx_copy() - copy FPDU content octets out, markers removed
+ * iwtcp_fpdu_rx_copy() - copy FPDU content out, markers removed (RFC 5044 4.3)
  * @r: the FPDU, from iwtcp_fpdu_rx_begin()
  * @src: the received octets, from the FPDU's first
  * @c: first content octet: 0 is the first of ULPDU_Length, 2 the ULPDU's
