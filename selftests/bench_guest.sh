@@ -16,6 +16,8 @@
 # and one kernel crc32c pass (tcp), iwtcp at 64 KiB with CRC on and off.
 # Every iwtcp and tcp boot measures one crc32c pass over the kernel's
 # crypto API (test crc32c_pass, variant: the driver that served it).
+# iwtcp boots also run NFS over iwtcp and over TCP with fio (nfs_suite;
+# BENCH_SUBSET=nfs: only that).
 
 set -euo pipefail
 
@@ -28,6 +30,8 @@ IWTCP_LINK=0
 IFINDEX_GAP=1
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 source "$(dirname "$0")/lib.sh"
+# shellcheck source-path=SCRIPTDIR source=nfs_lib.sh
+source "$(dirname "$0")/nfs_lib.sh"
 
 DUR=4		# seconds per bandwidth point (-D)
 MARGIN=1	# perftest measures from MARGIN s to DUR - MARGIN s (-f)
@@ -192,6 +196,59 @@ iwtcp_variants() {
 	variant=default
 }
 
+# fio_point TEST RW BS: one fio job on the NFS mount for DUR seconds,
+# O_DIRECT (every read asks the server), 16 I/Os in flight: MB/s and guest
+# CPU per GiB; "randread" also gives IOPS (TEST_iops).
+fio_point() {
+	local t=$1 rw=$2 bs=$3 b0 b1 res kib mbs iops cpu
+
+	b0=$(busy)
+	res=$(timeout 120 fio --direct=1 --ioengine=libaio --iodepth=16 \
+		--bs="$bs" --rw="$rw" --size=256m --runtime="$DUR" --time_based \
+		--filename="$mnt/bench" --name="$t" --output-format=terse \
+		--terse-version=3 2>&1) || { no_result "$t" "$bs" "$res"; return 0; }
+	b1=$(busy)
+	# Terse v3: 6 and 47 KiB read and written, 7 and 48 KiB/s, 8 and 49 IOPS.
+	read -r kib mbs iops < <(awk -F';' 'NF > 49 {
+		printf "%d %.2f %d\n", $6 + $47, ($7 + $48) * 1024 / 1e6, $8 + $49 }' \
+		<<<"$res")
+	[[ -n $kib && $kib != 0 ]] || { no_result "$t" "$bs" "$res"; return 0; }
+	cpu=$(awk -v b=$((b1 - b0)) -v h="$hz" -v k="$kib" \
+		'BEGIN{printf "%.3f", b / h / (k / 2^20)}')
+	bs=$(numfmt --from=iec "${bs^^}")
+	row "$t" "$bs" 1 "$mbs" MB/s "$cpu"
+	[[ $rw == randread ]] && row "${t}_iops" "$bs" 1 "$iops" IOPS "$cpu"
+	return 0
+}
+
+# NFS over iwtcp against NFS over TCP: one NFSv4.2 server in $ns2
+# (nfs_lib.sh) listening on both, the same client and export (tmpfs),
+# iwtcp's default settings. Variant nfs-rdma or nfs-tcp; tests fio_read
+# and fio_write (1 MiB sequential), fio_randread (4 KiB random).
+nfs_suite() {
+	local tr
+
+	modprobe -a rpcrdma nfsd nfsv4
+	out=$(mktemp -d)
+	mnt=$out/mnt
+	mkdir "$mnt"
+	NFS_EXPORT_SIZE=400m
+	server_up
+	for tr in rdma tcp; do
+		variant=nfs-$tr
+		if [[ $tr == rdma ]]; then nfs_mount 4.2; else nfs_mount 4.2 tcp; fi
+		[[ -s $mnt/bench ]] || timeout 300 fio --name=layout --rw=write \
+			--bs=1m --size=256m --filename="$mnt/bench" >/dev/null
+		fio_point fio_read read 1m
+		fio_point fio_write write 1m
+		fio_point fio_randread randread 4k
+		timeout -k 10 60 umount "$mnt"
+	done
+	variant=default
+	srv rpc.nfsd 0
+	server_down
+}
+
 # Plain TCP on the same path: iperf3 bandwidth, qperf ping-pong latency.
 tcp_suite() {
 	local s b0 b1 bps mbs gib us out sizes=("${bw_sizes[@]}")
@@ -237,10 +294,11 @@ iwtcp | siw)
 	ip netns exec "$ns1" rdma link add "${sys}_a" type "$sys" netdev veth_a
 	ip netns exec "$ns2" rdma link add "${sys}_b" type "$sys" netdev veth_b
 	_created_links+=("$ns1 ${sys}_a" "$ns2 ${sys}_b")
-	[[ $subset == crc ]] || rdma_suite
+	[[ $subset == all ]] && rdma_suite
 	if [[ $sys == iwtcp ]]; then
-		iwtcp_variants
-		crc_pass
+		[[ $subset == nfs ]] || iwtcp_variants
+		[[ $subset == crc ]] || nfs_suite
+		[[ $subset == nfs ]] || crc_pass
 	fi
 	;;
 tcp)

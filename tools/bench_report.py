@@ -9,8 +9,8 @@ too) and, when gnuplot is there, OUTDIR/bw.png, OUTDIR/lat.png and
 OUTDIR/targets.png. The ratios are those of the data path's targets
 (Documentation/infiniband/iwtcp-performance.rst, "Targets"), per guest
 CPU model: CRC off against iperf3, CRC on against iperf3 plus two kernel
-crc32c passes, iwtcp against siw at every size, and the spread over
-repetitions.
+crc32c passes, NFS over iwtcp against NFS over TCP, iwtcp against siw at
+every size, and the spread over repetitions.
 """
 import csv
 import os
@@ -117,6 +117,29 @@ def ratios(pts, cpu):
                        f"iperf3), {fmt(c('iwtcp', t, variant=v), 3)} s/GiB, "
                        f"{fmt(k)}x ({verdict(k, 1.5, False)})")
             bars.append((f"{model} {t} crc-on CPU vs TCP+2 CRC", k, 1.5))
+        nfs = [("fio_read", 1048576), ("fio_write", 1048576)]
+        if any(m("iwtcp", t, sz, "nfs-tcp") for t, sz in nfs):
+            nbase = {t: c("iwtcp", t, sz, "nfs-tcp") for t, sz in nfs}
+            out.append("  NFSv4.2, fio O_DIRECT, iwtcp's defaults (targets: "
+                       "at least NFS over TCP's MB/s, at most its CPU per "
+                       "GiB + two crc32c passes):")
+            for t, sz in nfs:
+                rb, tb = m("iwtcp", t, sz, "nfs-rdma"), \
+                    m("iwtcp", t, sz, "nfs-tcp")
+                rc, tc = c("iwtcp", t, sz, "nfs-rdma"), nbase[t]
+                lim = None if tc is None or crc is None else tc + 2 * crc
+                b, k = ratio(rb, tb), ratio(rc, lim)
+                out.append(f"    {t} 1 MiB: over iwtcp {fmt(rb)} MB/s at "
+                           f"{fmt(rc, 3)} s/GiB, over TCP {fmt(tb)} MB/s at "
+                           f"{fmt(tc, 3)} s/GiB: {fmt(b)}x "
+                           f"({verdict(b, 1.0, True)}), CPU {fmt(k)}x of "
+                           f"{fmt(lim, 3)} ({verdict(k, 1.0, False)})")
+                bars += [(f"{model} NFS {t} MB/s vs TCP", b, 1.0),
+                         (f"{model} NFS {t} CPU vs TCP+2 CRC", k, 1.0)]
+            ri, ti = m("iwtcp", "fio_randread_iops", 4096, "nfs-rdma"), \
+                m("iwtcp", "fio_randread_iops", 4096, "nfs-tcp")
+            out.append(f"    fio_randread 4 KiB: over iwtcp {fmt(ri, 0)} "
+                       f"IOPS, over TCP {fmt(ti, 0)} IOPS: {fmt(ratio(ri, ti))}x")
         below = []
         for k, v in pts.items():
             if k[0] != "iwtcp" or k[5] != model or k[1] not in ("default",
