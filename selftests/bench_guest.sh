@@ -229,8 +229,8 @@ nfs_suite() {
 	local tr
 
 	modprobe -a rpcrdma nfsd nfsv4
-	out=$(mktemp -d)
-	mnt=$out/mnt
+	nfs_dir=$(mktemp -d)
+	mnt=$nfs_dir/mnt
 	mkdir "$mnt"
 	NFS_EXPORT_SIZE=400m
 	server_up

@@ -30,6 +30,7 @@ modinfo iwtcp >/dev/null 2>&1 || ktap_skip_all "module iwtcp not installed"
 require_module rpcrdma nfsd nfsv3 nfsv4
 
 out=$(mktemp -d)
+nfs_dir=$out
 mnt=$out/mnt
 mkdir "$mnt"
 

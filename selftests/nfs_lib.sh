@@ -3,8 +3,9 @@
 #
 # An NFS server and client on lib.sh's two hosts, sourced by
 # selftests/nfs.sh (the NFS over RDMA suite) and selftests/bench_guest.sh
-# (NFS over iwtcp against NFS over TCP). The caller sources lib.sh, sets
-# $out (a scratch folder) and $mnt (the client's mount point), and calls
+# (NFS over iwtcp against NFS over TCP) and selftests/profile_guest.sh.
+# The caller sources lib.sh, sets $nfs_dir (a scratch folder in the
+# guest's own tmpfs) and $mnt (the client's mount point), and calls
 # setup_two_hosts before server_up.
 #
 # Server: nfsd, rpc.mountd, rpcbind and nfsdcld in $ns2 with a mount
@@ -23,7 +24,7 @@
 # the network namespace of the mount, and rpcrdma creates its rdma_cm id
 # there; iwtcp creates its TCP sockets in the namespace of its netdev.
 
-# shellcheck disable=SC2154 # out and mnt are the caller's, ns1 and ns2 lib.sh's
+# shellcheck disable=SC2154 # nfs_dir and mnt are the caller's, ns1 and ns2 lib.sh's
 PORT=20049
 EXPORT=/srv
 : "${NFS_EXPORT_SIZE:=200m}"
@@ -38,11 +39,11 @@ not() {
 # Run a command in the server's network and mount namespaces.
 srv() {
 	echo "# [server] $*" >&2
-	nsenter -t "$(cat "$out/holder")" -m -n "$@"
+	nsenter -t "$(cat "$nfs_dir/holder")" -m -n "$@"
 }
 
 holder_alive() {
-	[[ -s $out/holder ]] && kill -0 "$(cat "$out/holder")" 2>/dev/null
+	[[ -s $nfs_dir/holder ]] && kill -0 "$(cat "$nfs_dir/holder")" 2>/dev/null
 }
 
 srv_alive() {
@@ -64,7 +65,7 @@ server_up() {
 
 	ip netns exec "$ns2" sleep 100000 </dev/null >/dev/null 2>&1 &
 	pid=$!
-	echo "$pid" >"$out/holder"
+	echo "$pid" >"$nfs_dir/holder"
 	# ip netns exec sets up the mount namespace, then execs sleep.
 	wait_for 10 is_sleep "$pid"
 	srv mount -t tmpfs -o mode=0755 tmpfs /run
@@ -75,8 +76,8 @@ server_up() {
 	# The daemons read /etc/nfs.conf: this one, not the machine's
 	# (Debian's puts rpc_pipefs in /run/rpc_pipefs).
 	printf '[general]\npipefs-directory=/var/lib/nfs/rpc_pipefs\n' \
-		>"$out/nfs.conf"
-	srv mount --bind "$out/nfs.conf" /etc/nfs.conf
+		>"$nfs_dir/nfs.conf"
+	srv mount --bind "$nfs_dir/nfs.conf" /etc/nfs.conf
 	srv mount -t nfsd nfsd /proc/fs/nfsd
 	srv mount -t tmpfs -o mode=0755,size="$NFS_EXPORT_SIZE" tmpfs "$EXPORT"
 	# nfsdcld keeps the NFSv4 client records that reclaims after a

@@ -10,14 +10,17 @@
 # Cases: one crc32c pass over 256 MiB through the kernel's crypto API (the
 # CRC's own cost in this guest); iperf3 with 64 KiB writes; iwtcp
 # ib_send_bw at 64 KiB with CQ events, CRC on and off; ib_write_bw at 64
-# KiB (busy-polling) with CRC on. Each runs PROFILE_SECS (default 8)
-# seconds under `perf record -a -g -e cpu-clock` (a software clock: TCG
-# guests have no PMU). For each case OUTDIR gets CASE.top (share of the
-# busy time by symbol, the idle loop left out), CASE.dso (by module),
-# CASE.callers (the call chains into the CRC routines), CASE.busy (guest
-# busy jiffies and the octets veth_a sent meanwhile, headers included:
-# guest CPU seconds per GiB on the wire) and CASE.data (the samples, for a
-# closer look: perf report -i CASE.data --kallsyms OUTDIR/kallsyms). The
+# KiB (busy-polling) with CRC on; fio's 1 MiB O_DIRECT reads from an
+# NFSv4.2 server (selftests/nfs_lib.sh) over iwtcp and over TCP.
+# PROFILE_CASES picks some (default "crc iperf3 send write nfs"). Each
+# runs PROFILE_SECS (default 8) seconds under `perf record -a -g -e
+# cpu-clock` (a software clock: TCG guests have no PMU). For each case
+# OUTDIR gets CASE.top (share of the busy time by symbol, the idle loop
+# left out), CASE.dso (by module), CASE.callers (the call chains into the
+# CRC routines), CASE.busy (guest busy jiffies and the octets veth_a sent
+# meanwhile, or received for the NFS reads, headers included: guest CPU
+# seconds per GiB on the wire) and CASE.data (the samples, for a closer
+# look: perf report -i CASE.data --kallsyms OUTDIR/kallsyms). The
 # two ends are stopped after the window.
 
 set -euo pipefail
@@ -28,6 +31,8 @@ IWTCP_LINK=0
 IFINDEX_GAP=1
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 source "$(dirname "$0")/lib.sh"
+# shellcheck source-path=SCRIPTDIR source=nfs_lib.sh
+source "$(dirname "$0")/nfs_lib.sh"
 
 port=9500
 mkdir -p "$out"
@@ -36,8 +41,9 @@ busy() {
 	awk '/^cpu /{print $2 + $3 + $4 + $7 + $8 + $9}' /proc/stat
 }
 
+# wire_octets tx|rx: octets veth_a (ns1's end) sent or received so far
 wire_octets() {
-	ip netns exec "$ns1" cat /sys/class/net/veth_a/statistics/tx_bytes
+	ip netns exec "$ns1" cat "/sys/class/net/veth_a/statistics/${1}_bytes"
 }
 
 listening() {
@@ -75,10 +81,36 @@ report() {
 	mv "$data" "$out/$c.data"
 }
 
+# sample CASE DIR: perf around PROFILE_SECS seconds of whatever runs now;
+# CASE.busy counts the octets veth_a sent (DIR tx) or received (rx).
+sample() {
+	local c=$1 dir=$2 b0 b1 o0 o1 t0 t1
+
+	# the guest's own tmpfs: writing it to OUTDIR (9p) would be profiled
+	perf record -q -a -g -B -N -e cpu-clock -F 499 -o "/tmp/profile-$c.data" \
+		-- sleep "$((secs + 1))" >/dev/null 2>&1 &
+	local perf=$!
+	# CPU and octets inside the samples' window, not perf's own wind-up
+	sleep 0.5
+	b0=$(busy)
+	o0=$(wire_octets "$dir")
+	t0=$SECONDS
+	sleep "$secs"
+	b1=$(busy)
+	o1=$(wire_octets "$dir")
+	t1=$SECONDS
+	wait "$perf" || true
+	awk -v b=$((b1 - b0)) -v o=$((o1 - o0)) -v s=$((t1 - t0)) \
+		-v h="$(getconf CLK_TCK)" 'BEGIN {
+		printf "busy_s %.2f wire_octets %.0f seconds %d MB/s %.1f cpu_s_per_gib %.2f\n",
+			b / h, o, s, o / s / 1e6, o ? b / h / (o / 2^30) : 0 }' \
+		>"$out/$c.busy"
+}
+
 # profile CASE SERVER-CMD... -- CLIENT-CMD...: both ends, perf around the
 # client's run
 profile() {
-	local c=$1 srv_cmd=() cli_cmd=() b0 b1 o0 o1 t0 t1
+	local c=$1 srv_cmd=() cli_cmd=()
 
 	shift
 	while [[ $1 != -- ]]; do
@@ -96,27 +128,31 @@ profile() {
 		>"$out/$c.client" 2>&1 &
 	local cli=$!
 	sleep 1
-	# the guest's own tmpfs: writing it to OUTDIR (9p) would be profiled
-	perf record -q -a -g -B -N -e cpu-clock -F 499 -o "/tmp/profile-$c.data" \
-		-- sleep "$((secs + 1))" >/dev/null 2>&1 &
-	local perf=$!
-	# CPU and octets inside the samples' window, not perf's own wind-up
-	sleep 0.5
-	b0=$(busy)
-	o0=$(wire_octets)
-	t0=$SECONDS
-	sleep "$secs"
-	b1=$(busy)
-	o1=$(wire_octets)
-	t1=$SECONDS
-	wait "$perf" || true
+	sample "$c" tx
 	kill "$cli" "$srv" 2>/dev/null || true
 	wait "$cli" "$srv" 2>/dev/null || true
-	awk -v b=$((b1 - b0)) -v o=$((o1 - o0)) -v s=$((t1 - t0)) \
-		-v h="$(getconf CLK_TCK)" 'BEGIN {
-		printf "busy_s %.2f wire_octets %.0f seconds %d MB/s %.1f cpu_s_per_gib %.2f\n",
-			b / h, o, s, o / s / 1e6, o ? b / h / (o / 2^30) : 0 }' \
-		>"$out/$c.busy"
+	report "$c"
+	echo "# profiled $c: $(head -n 1 "$out/$c.top")"
+}
+
+# nfs_case TRANSPORT: fio's 1 MiB O_DIRECT sequential reads, 16 in
+# flight, from nfs_lib.sh's NFSv4.2 server in $ns2, mounted over rdma
+# (iwtcp, default settings) or tcp; the data flows to $ns1 (DIR rx).
+nfs_case() {
+	local tr=$1 c=nfs-read-$1
+
+	if [[ $tr == rdma ]]; then nfs_mount 4.2; else nfs_mount 4.2 tcp; fi
+	[[ -s $mnt/profile ]] || timeout 300 fio --name=layout --rw=write \
+		--bs=1m --size=256m --filename="$mnt/profile" >/dev/null
+	timeout 120 fio --direct=1 --ioengine=libaio --iodepth=16 --bs=1m \
+		--rw=read --size=256m --runtime="$long" --time_based \
+		--filename="$mnt/profile" --name="$c" >"$out/$c.client" 2>&1 &
+	local cli=$!
+	sleep 1
+	sample "$c" rx
+	kill "$cli" 2>/dev/null || true
+	wait "$cli" 2>/dev/null || true
+	timeout -k 10 60 umount "$mnt"
 	report "$c"
 	echo "# profiled $c: $(head -n 1 "$out/$c.top")"
 }
@@ -139,25 +175,46 @@ crc_case() {
 setup_two_hosts
 hosts_no_refusals
 long=$((secs + 30))	# the ends outlast perf's window and wind-up
+cases=" ${PROFILE_CASES:-crc iperf3 send write nfs} "
+has() { [[ $cases == *" $1 "* ]]; }
 
-crc_case
-
-profile iperf3 iperf3 -s -1 -- iperf3 -c 192.0.2.2 -t "$long" -l 65536
+if has crc; then
+	crc_case
+fi
+if has iperf3; then
+	profile iperf3 iperf3 -s -1 -- iperf3 -c 192.0.2.2 -t "$long" -l 65536
+fi
 
 modprobe iwtcp
 cp /proc/kallsyms "$out/kallsyms"
 ip netns exec "$ns1" rdma link add iwtcp_a type iwtcp netdev veth_a
 ip netns exec "$ns2" rdma link add iwtcp_b type iwtcp netdev veth_b
 _created_links+=("$ns1 iwtcp_a" "$ns2 iwtcp_b")
-for crc in on off; do
-	for dev in iwtcp_a iwtcp_b; do
-		echo "$crc" >"/sys/class/infiniband/$dev/mpa_crc"
+if has send; then
+	for crc in on off; do
+		for dev in iwtcp_a iwtcp_b; do
+			echo "$crc" >"/sys/class/infiniband/$dev/mpa_crc"
+		done
+		profile "send-events-crc-$crc" ib_send_bw -R -s 65536 -e -n 200000 -- \
+			ib_send_bw -R -s 65536 -e -n 200000 192.0.2.2	# stopped
 	done
-	profile "send-events-crc-$crc" ib_send_bw -R -s 65536 -e -n 200000 -- \
-		ib_send_bw -R -s 65536 -e -n 200000 192.0.2.2	# stopped
-done
-for dev in iwtcp_a iwtcp_b; do
-	echo on >"/sys/class/infiniband/$dev/mpa_crc"
-done
-profile write-crc-on ib_write_bw -R -s 65536 -D "$long" -- \
-	ib_write_bw -R -s 65536 -D "$long" 192.0.2.2
+	for dev in iwtcp_a iwtcp_b; do
+		echo on >"/sys/class/infiniband/$dev/mpa_crc"
+	done
+fi
+if has write; then
+	profile write-crc-on ib_write_bw -R -s 65536 -D "$long" -- \
+		ib_write_bw -R -s 65536 -D "$long" 192.0.2.2
+fi
+if has nfs; then
+	modprobe -a rpcrdma nfsd nfsv4
+	nfs_dir=$(mktemp -d)
+	mnt=$nfs_dir/mnt
+	mkdir "$mnt"
+	NFS_EXPORT_SIZE=400m
+	server_up
+	nfs_case rdma
+	nfs_case tcp
+	srv rpc.nfsd 0
+	server_down
+fi
