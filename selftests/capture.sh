@@ -249,13 +249,17 @@ no_markers_mtu_1501() {
 }
 
 # Without markers, EMSS 1448, messages of 300 octets: FPDUs of 320 and
-# 324 octets. 50 ms of netem on veth_a (times IWTCP_SLOW: on the debug
-# kernel 50 ms passed before the next message was posted) hold TCP's
-# first window out for a round trip, so later messages queue in TCP and
-# share segments: four to a segment, never one across two (RFC 5044 5.1:
-# packed "as long as they are entirely contained in the TCP segment").
+# 324 octets. The sender's first window is one segment (route initcwnd
+# 1), which netem on veth_a holds for 50 ms times IWTCP_SLOW, so messages
+# posted meanwhile queue in TCP and share segments: four to a segment,
+# never one across two (RFC 5044 5.1: packed "as long as they are
+# entirely contained in the TCP segment"). With the default window of 10
+# segments, the debug kernel posted too slowly to fill it: every FPDU
+# went alone.
 no_markers_small() {
 	mtu 1500
+	ip -n "$ns1" route replace 192.0.2.0/24 dev veth_a proto kernel \
+		scope link src 192.0.2.1 initcwnd 1
 	tc -n "$ns1" qdisc add dev veth_a root netem delay $((50 * IWTCP_SLOW))ms
 	ALIGN=1 ALIGN_PACKED=1 capture_case 1 0 "${FUNCNAME[0]}" 300
 }
