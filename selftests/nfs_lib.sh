@@ -58,6 +58,7 @@ start_nfsd() {
 	# Short NFSv4 grace and lease: a restart must not stall the test.
 	srv rpc.nfsd --grace-time 10 --lease-time 10 --rdma="$PORT" 4
 	srv grep -q "^rdma $PORT\$" /proc/fs/nfsd/portlist
+	srv grep -q "^tcp 2049\$" /proc/fs/nfsd/portlist
 }
 
 server_up() {
@@ -152,4 +153,13 @@ client_umount() {
 	mounted || return 0
 	timeout -k 5 30 umount -i -c -f -l "$mnt" || true
 	not mounted
+}
+
+# Everything of the NFS set-up away, whatever state it is in: the mount,
+# then the server (for a caller's test_cleanup, before lib.sh deletes
+# the rdma links the transport holds).
+nfs_down() {
+	[[ -n ${nfs_dir:-} && -n ${mnt:-} ]] || return 0
+	client_umount || true
+	server_down || true
 }

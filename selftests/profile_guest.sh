@@ -142,9 +142,9 @@ nfs_case() {
 	local tr=$1 c=nfs-read-$1
 
 	if [[ $tr == rdma ]]; then nfs_mount 4.2; else nfs_mount 4.2 tcp; fi
-	[[ -s $mnt/profile ]] || timeout 300 fio --name=layout --rw=write \
+	[[ -s $mnt/profile ]] || timeout -k 10 300 fio --name=layout --rw=write \
 		--bs=1m --size=256m --filename="$mnt/profile" >/dev/null
-	timeout 120 fio --direct=1 --ioengine=libaio --iodepth=16 --bs=1m \
+	timeout -k 10 120 fio --direct=1 --ioengine=libaio --iodepth=16 --bs=1m \
 		--rw=read --size=256m --runtime="$long" --time_based \
 		--filename="$mnt/profile" --name="$c" >"$out/$c.client" 2>&1 &
 	local cli=$!
@@ -152,7 +152,7 @@ nfs_case() {
 	sample "$c" rx
 	kill "$cli" 2>/dev/null || true
 	wait "$cli" 2>/dev/null || true
-	timeout -k 10 60 umount "$mnt"
+	client_umount
 	report "$c"
 	echo "# profiled $c: $(head -n 1 "$out/$c.top")"
 }
@@ -177,6 +177,14 @@ hosts_no_refusals
 long=$((secs + 30))	# the ends outlast perf's window and wind-up
 cases=" ${PROFILE_CASES:-crc iperf3 send write nfs} "
 has() { [[ $cases == *" $1 "* ]]; }
+for c in $cases; do
+	[[ " crc iperf3 send write nfs " == *" $c "* ]] ||
+		{ echo "profile_guest: no case $c" >&2; exit 2; }
+done
+
+test_cleanup() {
+	nfs_down
+}
 
 if has crc; then
 	crc_case
@@ -208,6 +216,8 @@ if has write; then
 fi
 if has nfs; then
 	modprobe -a rpcrdma nfsd nfsv4
+	# the NFS modules' symbols, for perf report on the host
+	cp /proc/kallsyms "$out/kallsyms"
 	nfs_dir=$(mktemp -d)
 	mnt=$nfs_dir/mnt
 	mkdir "$mnt"
@@ -215,6 +225,5 @@ if has nfs; then
 	server_up
 	nfs_case rdma
 	nfs_case tcp
-	srv rpc.nfsd 0
-	server_down
+	nfs_down
 fi

@@ -50,12 +50,12 @@ def ratio(a, b):
 
 def table(pts, cpu):
     lines = ["cpu       system   variant                     test           "
-             "    size  qps     median   min..max       reps  cpu s/GiB"]
+             "        size  qps     median   min..max       reps  cpu s/GiB"]
     for key in sorted(pts, key=lambda k: (k[5],) + k[:5]):
         sysname, variant, test, size, qps, model = key
         v = pts[key]
         lines.append(
-            f"{model:9} {sysname:8} {variant:27} {test:14} {size:>10} "
+            f"{model:9} {sysname:8} {variant:27} {test:18} {size:>10} "
             f"{qps:>3} {fmt(med(v)):>10}   {fmt(min(v))}..{fmt(max(v)):<10} "
             f"{len(v):>3}  {fmt(med(cpu.get(key, [])), 3)}")
     return lines
@@ -118,15 +118,14 @@ def ratios(pts, cpu):
                        f"{fmt(k)}x ({verdict(k, 1.5, False)})")
             bars.append((f"{model} {t} crc-on CPU vs TCP+2 CRC", k, 1.5))
         nfs = [("fio_read", 1048576), ("fio_write", 1048576)]
-        if any(m("iwtcp", t, sz, "nfs-tcp") for t, sz in nfs):
-            nbase = {t: c("iwtcp", t, sz, "nfs-tcp") for t, sz in nfs}
+        if any(k[1] == "nfs" and k[5] == model for k in pts):
+            nbase = {t: c("tcp", t, sz, "nfs") for t, sz in nfs}
             out.append("  NFSv4.2, fio O_DIRECT, iwtcp's defaults (targets: "
                        "at least NFS over TCP's MB/s, at most its CPU per "
                        "GiB + two crc32c passes):")
             for t, sz in nfs:
-                rb, tb = m("iwtcp", t, sz, "nfs-rdma"), \
-                    m("iwtcp", t, sz, "nfs-tcp")
-                rc, tc = c("iwtcp", t, sz, "nfs-rdma"), nbase[t]
+                rb, tb = m("iwtcp", t, sz, "nfs"), m("tcp", t, sz, "nfs")
+                rc, tc = c("iwtcp", t, sz, "nfs"), nbase[t]
                 lim = None if tc is None or crc is None else tc + 2 * crc
                 b, k = ratio(rb, tb), ratio(rc, lim)
                 out.append(f"    {t} 1 MiB: over iwtcp {fmt(rb)} MB/s at "
@@ -136,8 +135,8 @@ def ratios(pts, cpu):
                            f"{fmt(lim, 3)} ({verdict(k, 1.0, False)})")
                 bars += [(f"{model} NFS {t} MB/s vs TCP", b, 1.0),
                          (f"{model} NFS {t} CPU vs TCP+2 CRC", k, 1.0)]
-            ri, ti = m("iwtcp", "fio_randread_iops", 4096, "nfs-rdma"), \
-                m("iwtcp", "fio_randread_iops", 4096, "nfs-tcp")
+            ri, ti = m("iwtcp", "fio_randread_iops", 4096, "nfs"), \
+                m("tcp", "fio_randread_iops", 4096, "nfs")
             out.append(f"    fio_randread 4 KiB: over iwtcp {fmt(ri, 0)} "
                        f"IOPS, over TCP {fmt(ti, 0)} IOPS: {fmt(ratio(ri, ti))}x")
         below = []
