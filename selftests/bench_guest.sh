@@ -238,15 +238,10 @@ nfs_suite() {
 	server_up
 	variant=nfs
 	for tr in rdma tcp; do
-		if [[ $tr == rdma ]]; then
-			sys=iwtcp
-			nfs_mount 4.2
-		else
-			sys=tcp
-			nfs_mount 4.2 tcp
-		fi
-		[[ -s $mnt/bench ]] || timeout -k 10 300 fio --name=layout \
-			--rw=write --bs=1m --size=256m --filename="$mnt/bench" >/dev/null
+		sys=tcp
+		[[ $tr == rdma ]] && sys=iwtcp
+		nfs_mount 4.2 "$tr"
+		nfs_layout "$mnt/bench"
 		fio_point fio_read read 1m
 		fio_point fio_write write 1m
 		fio_point fio_randread randread 4k

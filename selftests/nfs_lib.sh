@@ -134,11 +134,12 @@ mounted_as() {
 	[[ ,$(mount_opts), == *,vers=$1,* ]]
 }
 
-# nfs_mount VERSION [tcp]: the export on $mnt over RDMA (or TCP).
+# nfs_mount VERSION [rdma|tcp]: the export on $mnt over RDMA (default) or
+# TCP.
 nfs_mount() {
 	local opts="vers=$1,proto=rdma,port=$PORT" src=192.0.2.2:/
 
-	[[ ${2:-} == tcp ]] && opts="vers=$1,proto=tcp"
+	[[ ${2:-rdma} == tcp ]] && opts="vers=$1,proto=tcp"
 
 	# NFSv3 names the export's path; no lock manager (no statd here).
 	[[ $1 == 3 ]] && { opts+=,nolock; src=192.0.2.2:$EXPORT; }
@@ -153,6 +154,13 @@ client_umount() {
 	mounted || return 0
 	timeout -k 5 30 umount -i -c -f -l "$mnt" || true
 	not mounted
+}
+
+# nfs_layout FILE: a 256 MiB file on the mounted export for fio's timed
+# jobs to read and overwrite, written once.
+nfs_layout() {
+	[[ -s $1 ]] || timeout -k 10 300 fio --name=layout --rw=write \
+		--bs=1m --size=256m --filename="$1" >/dev/null
 }
 
 # Everything of the NFS set-up away, whatever state it is in: the mount,

@@ -141,9 +141,8 @@ profile() {
 nfs_case() {
 	local tr=$1 c=nfs-read-$1
 
-	if [[ $tr == rdma ]]; then nfs_mount 4.2; else nfs_mount 4.2 tcp; fi
-	[[ -s $mnt/profile ]] || timeout -k 10 300 fio --name=layout --rw=write \
-		--bs=1m --size=256m --filename="$mnt/profile" >/dev/null
+	nfs_mount 4.2 "$tr"
+	nfs_layout "$mnt/profile"
 	timeout -k 10 120 fio --direct=1 --ioengine=libaio --iodepth=16 --bs=1m \
 		--rw=read --size=256m --runtime="$long" --time_based \
 		--filename="$mnt/profile" --name="$c" >"$out/$c.client" 2>&1 &
@@ -175,10 +174,11 @@ crc_case() {
 setup_two_hosts
 hosts_no_refusals
 long=$((secs + 30))	# the ends outlast perf's window and wind-up
-cases=" ${PROFILE_CASES:-crc iperf3 send write nfs} "
+all_cases="crc iperf3 send write nfs"
+cases=" ${PROFILE_CASES:-$all_cases} "
 has() { [[ $cases == *" $1 "* ]]; }
 for c in $cases; do
-	[[ " crc iperf3 send write nfs " == *" $c "* ]] ||
+	[[ " $all_cases " == *" $c "* ]] ||
 		{ echo "profile_guest: no case $c" >&2; exit 2; }
 done
 
@@ -194,6 +194,8 @@ if has iperf3; then
 fi
 
 modprobe iwtcp
+# loaded before kallsyms is copied: their symbols, for perf report on the host
+has nfs && modprobe -a rpcrdma nfsd nfsv4
 cp /proc/kallsyms "$out/kallsyms"
 ip netns exec "$ns1" rdma link add iwtcp_a type iwtcp netdev veth_a
 ip netns exec "$ns2" rdma link add iwtcp_b type iwtcp netdev veth_b
@@ -215,9 +217,6 @@ if has write; then
 		ib_write_bw -R -s 65536 -D "$long" 192.0.2.2
 fi
 if has nfs; then
-	modprobe -a rpcrdma nfsd nfsv4
-	# the NFS modules' symbols, for perf report on the host
-	cp /proc/kallsyms "$out/kallsyms"
 	nfs_dir=$(mktemp -d)
 	mnt=$nfs_dir/mnt
 	mkdir "$mnt"
