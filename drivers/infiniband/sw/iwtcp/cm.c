@@ -253,7 +253,8 @@ static void cep_timer_stop(struct iwtcp_cep *cep)
 
 /*
  * Socket callbacks: look the endpoint up under sk_callback_lock and
- * queue its work. Context: softirq or process context, socket locked.
+ * queue its work. Context: softirq or process context; the socket is
+ * locked, except a listener's (cm_listen_event()), so no assertion.
  */
 static void cm_sk_event(struct sock *sk)
 {
@@ -1758,6 +1759,7 @@ static int cm_accept_locked(struct iwtcp_cep *cep, struct iw_cm_id *cm_id,
 	struct iwtcp_qp *qp;
 	int rv, neg;
 
+	lockdep_assert_held(&cep->lock);
 	qp = cm_get_qp(cep->dev, param->qpn);
 	if (!qp)
 		return -EINVAL;

@@ -224,7 +224,15 @@ static void cq_fill(struct iwtcp_cq *cq, struct siw_cqe *cqe,
 
 static bool cq_armed_for(struct iwtcp_cq *cq, bool solicited)
 {
-	u32 arm = READ_ONCE(cq->ctrl->flags);
+	u32 arm;
+
+	/*
+	 * The element's VALID store before the load of the arm word: pairs
+	 * with iwtcp_req_notify_cq()'s smp_store_mb(), so that either it sees
+	 * the element or this sees it armed (a release orders no later load).
+	 */
+	smp_mb();
+	arm = READ_ONCE(cq->ctrl->flags);
 
 	if (!(arm & SIW_NOTIFY_NEXT_COMPLETION) &&
 	    !(solicited && (arm & SIW_NOTIFY_SOLICITED)))

@@ -508,7 +508,8 @@ enum iwtcp_mr_type {
  * @ref: references: creation (dropped by dereg_mr) and data path lookups
  * @released: completed by the last put; dereg_mr waits for it
  * @type: what backs the region
- * @valid: STag valid; fast-registration MRs start invalid (READ_ONCE)
+ * @valid: STag valid; fast-registration MRs start invalid (set with
+ *	smp_store_release(), checked with smp_load_acquire(): locking.h)
  * @access: IB_ACCESS_* rights granted at registration or fast
  *	registration
  * @umem: pinned user pages (%IWTCP_MR_USER)

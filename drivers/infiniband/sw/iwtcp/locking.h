@@ -25,6 +25,9 @@
  *    * ``rdma_hw_stats.lock`` around ``get_hw_stats`` for sysfs and
  *      netlink reads (not around the first call, setup_hw_port_stats() at
  *      registration); iwtcp takes nothing there.
+ *    * ``rdma_counter.lock`` (mutex) around ``counter_bind_qp``,
+ *      ``counter_unbind_qp`` and ``counter_update_stats`` (asserted);
+ *      bind takes the counters' xa_lock (17) there.
  *    * whatever a kernel ULP holds around post_send, post_recv,
  *      post_srq_recv, poll_cq and req_notify_cq, up to a spinlock with
  *      interrupts disabled, or a hard interrupt. The ULP's completion
@@ -170,7 +173,10 @@
  *     any context but hard interrupts): ``mac``. The xa_lock of
  *     ``iwtcp_device.qp_xa`` and ``mem_xa``, taken inside xa_alloc(),
  *     xa_store() and xa_erase() in process context only (lookups use
- *     RCU). The port's netdev: ib_device_get_netdev(), on 6.1
+ *     RCU); the same for ``iwtcp_device.counters`` (xa_alloc() in
+ *     ``counter_bind_qp``, xa_erase() in ``counter_dealloc``; lookups
+ *     under RCU). The port's
+ *     netdev: ib_device_get_netdev(), on 6.1
  *     ``ib_port_data.netdev_lock`` (iwtcp_compat_get_netdev()).
  *
  * No lock is taken in softirq or hard interrupt context that is taken
@@ -225,6 +231,45 @@
  *   them.
  * * ``iwtcp_device.registrar`` (WRITE_ONCE around ib_register_device(),
  *   under iwtcp_newlink_lock): only compared with ``current``.
+ * * ``iwtcp_qp.counter`` (RCU): the bound counter's slots, published by
+ *   rcu_assign_pointer() under the counter's mutex, read by the data path
+ *   under rcu_read_lock(); ``counter_dealloc`` waits (synchronize_rcu())
+ *   before it frees the slots.
+ * * ``iwtcp_qp.sk``: set once with WRITE_ONCE() just before the QP's
+ *   state becomes RTS; iwtcp_qp_tx_post() reads it with READ_ONCE() to
+ *   see whether there is a socket yet. qp_write_state() stores the state
+ *   with smp_store_release() and the transmitter (tx_run()) and post_send
+ *   load it with smp_load_acquire(), so a reader that sees RTS or ERROR
+ *   sees what was written before (``sk``, ``term_status``). The QP's
+ *   reference (sock_hold()) keeps the sock until iwtcp_destroy_qp().
+ * * ORQ indexes: ``orq_put`` and ``orq_get`` change under ``orq_lock``
+ *   (WRITE_ONCE()), except the Read RTR's entry, queued before the QP
+ *   reaches RTS and the transmitter can run; the transmitter reads both
+ *   with READ_ONCE() under ``sq_lock`` only, to decide whether a Read or
+ *   a fenced element may go. A stale ``orq_get`` only holds an element
+ *   back, and the receive that retires a Read kicks the transmitter.
+ * * ``iwtcp_qp.term_status``: written under ``state_lock`` only while
+ *   the QP is in RTS or CLOSING, before it moves on to TERMINATE or
+ *   ERROR; the flush reads it under ``sq_lock`` only once the QP is in
+ *   ERROR (seen under ``state_lock`` or by the acquire above), when no
+ *   writer is left.
+ * * The CQ's arm word (``ctrl->flags``, shared with user space): armed
+ *   by req_notify_cq with smp_store_mb() before it looks for missed
+ *   completions; the producer, under ``iwtcp_cq.lock``, publishes the
+ *   element, then smp_mb(), then reads and disarms it (cq_armed_for()):
+ *   a full barrier on both sides, so either the arming sees the element
+ *   or the producer sees the arm. User space can arm it at any time, so
+ *   no lock of the kernel's could cover it.
+ * * ``iwtcp_mr.valid`` (fast-registration STags): set by a Fast Register
+ *   WR (a transmitter) with smp_store_release() after the new mapping,
+ *   key and access; cleared with WRITE_ONCE() by a Local Invalidate (a
+ *   transmitter) or a Send with Invalidate (a receive). iwtcp_mem_check()
+ *   loads it with smp_load_acquire() and then compares the key again,
+ *   since the lookup's key check came before. An invalidation does not
+ *   stop a placement that passed its check; one QP places in stream
+ *   order, so its Send with Invalidate follows its Writes to the STag.
+ *   The verbs leave the order of registrations and invalidations of one
+ *   STag to the ULP.
  * * Object counts (``num_*``, ``iwtcp_foreign_siw``) are atomics; the
  *   counters are per CPU (this_cpu_add(), any context).
  * * Waits for references: iwtcp_destroy_qp() and iwtcp_dereg_mr() sleep
@@ -261,9 +306,12 @@
  *   them (tx_fpdu_release()), in the transmitter's context.
  *
  * Asserted: lockdep_assert_held() for iwtcp_cep.lock (cep_set_state(),
- * cep_close()), cm_wild_lock (cm_listen_owner()), sq_lock
- * (iwtcp_sq_retire_head(), sq_retire()), rq_lock (iwtcp_qp_rx_flush()),
- * the queue's lock (iwtcp_ring_post_recv()); lockdep_sock_is_held()
+ * cep_close(), cm_accept_locked()), iwtcp_newlink_lock
+ * (iwtcp_newlink_locked()), cm_wild_lock (cm_listen_owner()), state_lock
+ * (qp_write_state()), sq_lock (iwtcp_sq_retire_head(), sq_retire()),
+ * rq_lock (iwtcp_qp_rx_flush()), the queue's lock
+ * (iwtcp_ring_post_recv()), rdma_counter.lock (iwtcp_counter_bind_qp(),
+ * _unbind_qp(), _update_stats()); lockdep_sock_is_held()
  * (cm_sk_data_ready(), iwtcp_qp_rx(), tx_end_segment()); an RCU reader
  * (iwtcp_get_qp()).
  */

@@ -264,6 +264,7 @@ static int iwtcp_newlink_locked(const char *name, struct net_device *netdev)
 	struct iwtcp_device *dev;
 	int rv;
 
+	lockdep_assert_held(&iwtcp_newlink_lock);
 	if (atomic_read(&iwtcp_foreign_siw)) {
 		pr_err("%s: a device of the kernel's siw driver exists; iwtcp and siw share the siw user ABI id and cannot run together\n",
 		       name);

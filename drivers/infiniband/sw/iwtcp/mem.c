@@ -377,6 +377,7 @@ void iwtcp_mem_put(struct iwtcp_mr *mr)
 /**
  * iwtcp_mem_check() - may @len octets at @addr of @mr be used so?
  * @mr: MR from iwtcp_mem_get()
+ * @stag: the STag @mr was looked up by
  * @pd: the PD of the QP using it
  * @access: IB_ACCESS_* rights needed; 0 for a local read
  * @addr: first octet: tagged offset (RFC 5040 TO) or local address
@@ -389,14 +390,21 @@ void iwtcp_mem_put(struct iwtcp_mr *mr)
  * Return: 0; -ENOENT invalid STag; -EPERM another PD; -EACCES missing
  * rights; -ERANGE outside the region or wrapping.
  */
-int iwtcp_mem_check(struct iwtcp_mr *mr, struct ib_pd *pd, int access,
-		    u64 addr, u64 len)
+int iwtcp_mem_check(struct iwtcp_mr *mr, u32 stag, struct ib_pd *pd,
+		    int access, u64 addr, u64 len)
 {
-	u64 base = READ_ONCE(mr->base_mr.iova);
-	u64 size = READ_ONCE(mr->base_mr.length);
+	u64 base, size;
 
-	if (!READ_ONCE(mr->valid))
+	/*
+	 * valid first, pairing with iwtcp_mem_fast_reg()'s release, then the
+	 * key it published: iwtcp_mem_get() may have matched a key that an
+	 * invalidation and a new registration replaced since.
+	 */
+	if (!smp_load_acquire(&mr->valid) ||
+	    READ_ONCE(mr->base_mr.lkey) != stag)
 		return -ENOENT;
+	base = READ_ONCE(mr->base_mr.iova);
+	size = READ_ONCE(mr->base_mr.length);
 	if (mr->base_mr.pd != pd)
 		return -EPERM;
 	if ((READ_ONCE(mr->access) & access) != access)

@@ -20,8 +20,8 @@ typedef int (*iwtcp_mem_fn)(void *arg, struct page *page, u32 off, u32 len);
 
 struct iwtcp_mr *iwtcp_mem_get(struct iwtcp_device *dev, u32 stag);
 void iwtcp_mem_put(struct iwtcp_mr *mr);
-int iwtcp_mem_check(struct iwtcp_mr *mr, struct ib_pd *pd, int access,
-		    u64 addr, u64 len);
+int iwtcp_mem_check(struct iwtcp_mr *mr, u32 stag, struct ib_pd *pd,
+		    int access, u64 addr, u64 len);
 int iwtcp_mem_walk(struct iwtcp_mr *mr, u64 addr, u32 len,
 		   iwtcp_mem_fn fn, void *arg);
 int iwtcp_mem_fast_reg(struct ib_pd *pd, struct ib_mr *base_mr, u32 key,

@@ -431,7 +431,8 @@ static void qp_write_state(struct iwtcp_qp *qp, enum iwtcp_qp_state next,
 		trace_iwtcp_qp_state(qp->base_qp.device, qp->base_qp.qp_num,
 				     qp_state_name[qp->state],
 				     qp_state_name[next], ib_state);
-	WRITE_ONCE(qp->state, next);
+	/* release: what was written before (sk, term_status) comes with it */
+	smp_store_release(&qp->state, next);
 	qp->ib_state = ib_state;
 }
 
@@ -863,7 +864,8 @@ int iwtcp_post_send(struct ib_qp *base_qp, const struct ib_send_wr *wr,
 		    const struct ib_send_wr **bad_wr)
 {
 	struct iwtcp_qp *qp = to_iwtcp_qp(base_qp);
-	enum iwtcp_qp_state state = READ_ONCE(qp->state);
+	/* acquire: pairs with qp_write_state(); the flush reads term_status */
+	enum iwtcp_qp_state state = smp_load_acquire(&qp->state);
 
 	if (qp_is_user(qp)) {
 		if (wr) {

@@ -250,7 +250,8 @@ static int rx_place_tagged(struct rx_fpdu *f, u32 stag, u64 to, int access,
 	mr = iwtcp_mem_get(to_iwtcp_dev(qp->base_qp.device), stag);
 	if (!mr)
 		return rx_prot_error(cause, -ENOENT, false);
-	rv = iwtcp_mem_check(mr, qp->base_qp.pd, access, to, f->h.data_len);
+	rv = iwtcp_mem_check(mr, stag, qp->base_qp.pd, access, to,
+			     f->h.data_len);
 	if (!rv) {
 		rx_payload_start(f);
 		rv = iwtcp_mem_walk(mr, to, f->h.data_len, rx_place_page, f);
@@ -321,8 +322,8 @@ static int rx_read_resp(struct rx_fpdu *f, struct iwtcp_term_cause *cause)
 				      IWTCP_TERM_DDP_TAGGED,
 				      IWTCP_TERM_DDP_T_BOUNDS);
 	spin_lock_irqsave(&qp->orq_lock, flags);
-	if (done)
-		qp->orq_get++;
+	if (done)	/* read outside orq_lock by the transmitter */
+		WRITE_ONCE(qp->orq_get, qp->orq_get + 1);
 	else
 		qp->orq[qp->orq_get % qp->orq_size].got = e.got;
 	spin_unlock_irqrestore(&qp->orq_lock, flags);
@@ -362,8 +363,8 @@ static int rx_read_req(struct rx_fpdu *f, struct iwtcp_term_cause *cause)
 				   rr.src_stag);
 		if (!mr)
 			return rx_prot_error(cause, -ENOENT, true);
-		rv = iwtcp_mem_check(mr, qp->base_qp.pd, IB_ACCESS_REMOTE_READ,
-				     rr.src_to, rr.size);
+		rv = iwtcp_mem_check(mr, rr.src_stag, qp->base_qp.pd,
+				     IB_ACCESS_REMOTE_READ, rr.src_to, rr.size);
 		iwtcp_mem_put(mr);
 		if (rv)
 			return rx_prot_error(cause, rv, true);
@@ -486,8 +487,8 @@ static int rx_place_send(struct rx_fpdu *f, struct iwtcp_term_cause *cause)
 		mr = iwtcp_mem_get(to_iwtcp_dev(qp->base_qp.device), sge->lkey);
 		if (!mr)
 			return -EFAULT;
-		rv = iwtcp_mem_check(mr, qp->base_qp.pd, IB_ACCESS_LOCAL_WRITE,
-				     sge->laddr + skip, n);
+		rv = iwtcp_mem_check(mr, sge->lkey, qp->base_qp.pd,
+				     IB_ACCESS_LOCAL_WRITE, sge->laddr + skip, n);
 		if (!rv)
 			rv = iwtcp_mem_walk(mr, sge->laddr + skip, n,
 					    rx_place_page, f);

@@ -605,7 +605,7 @@ static int tx_add_stag(struct iwtcp_qp *qp, u32 stag, int access, u64 addr,
 
 	if (!mr)
 		return -EACCES;
-	rv = iwtcp_mem_check(mr, qp->base_qp.pd, access, addr, len);
+	rv = iwtcp_mem_check(mr, stag, qp->base_qp.pd, access, addr, len);
 	if (!rv) {
 		tx->ref_pages = mr->type == IWTCP_MR_USER;
 		rv = iwtcp_mem_walk(mr, addr, len, tx_add_page, tx);
@@ -730,7 +730,7 @@ static int tx_build_read_req(struct iwtcp_qp *qp)
 	e->len = rr.size;
 	e->got = 0;
 	e->inval = tx->sqe.opcode == SIW_OP_READ_LOCAL_INV;
-	qp->orq_put++;
+	WRITE_ONCE(qp->orq_put, qp->orq_put + 1);
 	spin_unlock_irqrestore(&qp->orq_lock, flags);
 	tx->off = tx->len;
 	tx->started = true;
@@ -824,8 +824,8 @@ static u8 tx_sources(struct iwtcp_qp *qp)
 		mr = iwtcp_mem_get(qp_dev(qp), sge->lkey);
 		if (!mr)
 			return SIW_WC_LOC_PROT_ERR;
-		rv = iwtcp_mem_check(mr, qp->base_qp.pd, 0, sge->laddr,
-				     sge->length);
+		rv = iwtcp_mem_check(mr, sge->lkey, qp->base_qp.pd, 0,
+				     sge->laddr, sge->length);
 		iwtcp_mem_put(mr);
 		if (rv)
 			return SIW_WC_LOC_PROT_ERR;
@@ -855,8 +855,9 @@ static u8 tx_read_sink(struct iwtcp_qp *qp)
 	mr = iwtcp_mem_get(qp_dev(qp), sqe->sge[0].lkey);
 	if (!mr)
 		return SIW_WC_LOC_PROT_ERR;
-	if (iwtcp_mem_check(mr, qp->base_qp.pd, IB_ACCESS_LOCAL_WRITE,
-			    sqe->sge[0].laddr, sqe->sge[0].length))
+	if (iwtcp_mem_check(mr, sqe->sge[0].lkey, qp->base_qp.pd,
+			    IB_ACCESS_LOCAL_WRITE, sqe->sge[0].laddr,
+			    sqe->sge[0].length))
 		status = SIW_WC_LOC_PROT_ERR;
 	iwtcp_mem_put(mr);
 	return status;
@@ -1076,7 +1077,8 @@ static void tx_run(struct iwtcp_qp *qp)
 
 	WARN_ON_ONCE(!test_bit(IWTCP_TX_BUSY, &qp->tx_flags));
 	for (;;) {
-		state = READ_ONCE(qp->state);
+		/* acquire: pairs with qp_write_state() (sk, term_status) */
+		state = smp_load_acquire(&qp->state);
 		/* In ERROR the connection is gone: drop what was not sent. */
 		if (tx->wire_sent < tx->wire_len && state != IWTCP_QP_ERROR) {
 			rv = tx_push(qp, tx->kind != TX_NONE && tx->off < tx->len);

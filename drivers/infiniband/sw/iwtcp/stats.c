@@ -184,7 +184,8 @@ struct rdma_hw_stats *iwtcp_alloc_hw_port_stats(struct ib_device *base_dev,
  * @port: %IWTCP_PORT
  * @index: the counter asked for; all are filled
  *
- * Context: process context, under the RDMA core's stats mutex.
+ * Context: process context; under ``rdma_hw_stats.lock``, except the RDMA
+ * core's first call at registration (setup_hw_port_stats()).
  * Return: the number of counters filled.
  */
 int iwtcp_get_hw_stats(struct ib_device *base_dev, struct rdma_hw_stats *stats,
@@ -229,6 +230,7 @@ int iwtcp_counter_bind_qp(struct rdma_counter *counter, struct ib_qp *base_qp)
 	u32 id;
 	int rv;
 
+	lockdep_assert_held(&counter->lock);
 	if (counter->id) {
 		c = xa_load(&dev->counters, counter->id);
 		if (WARN_ON_ONCE(!c))
@@ -261,6 +263,7 @@ int iwtcp_counter_bind_qp(struct rdma_counter *counter, struct ib_qp *base_qp)
  */
 int iwtcp_counter_unbind_qp(struct ib_qp *base_qp)
 {
+	lockdep_assert_held(&base_qp->counter->lock);
 	RCU_INIT_POINTER(to_iwtcp_qp(base_qp)->counter, NULL);
 	base_qp->counter = NULL;
 	return 0;
@@ -276,10 +279,15 @@ int iwtcp_counter_unbind_qp(struct ib_qp *base_qp)
 int iwtcp_counter_update_stats(struct rdma_counter *counter)
 {
 	struct iwtcp_device *dev = to_iwtcp_dev(counter->device);
-	struct iwtcp_counter *c = xa_load(&dev->counters, counter->id);
+	struct iwtcp_counter *c;
 
+	lockdep_assert_held(&counter->lock);
+	/* counter_dealloc() does not take the counter's mutex: it waits for RCU */
+	rcu_read_lock();
+	c = xa_load(&dev->counters, counter->id);
 	if (c)
 		sum_slots(c->stats, counter->stats);
+	rcu_read_unlock();
 	return 0;
 }
 
