@@ -206,9 +206,11 @@ time.sleep(3)"
 MPA_PEER=$(dirname "$0")/mpa_peer.py
 
 # A peer that sends its Request and leaves before the ULP accepts: the
-# accept fails, nothing stays behind (the endpoint balance below).
+# accept fails, nothing stays behind (the endpoint balance below). The
+# ULP accepts 2 s after the request, so that the peer's FIN has been seen:
+# accepting at once raced it (make check, 2026-12-04: accept succeeded).
 peer_gone_before_accept() {
-	serve refuse
+	CM_TEST_ACCEPT_DELAY=$((2 * IWTCP_SLOW)) serve refuse
 	ip netns exec "$ns1" python3 "$MPA_PEER" reqfin 192.0.2.2 "$port"
 	server_ok
 	grep -q "accept: Connection reset by peer" "$out/server"

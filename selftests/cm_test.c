@@ -19,6 +19,8 @@
  * CM_TEST_HOLD=SECONDS: the client prints "# holding" once established
  * and waits that long before it disconnects. CM_TEST_AFONLY=1: the
  * server's listener takes its own address family alone (AF_ONLY).
+ * CM_TEST_ACCEPT_DELAY=SECONDS: the server waits that long between the
+ * request and its accept (a peer that leaves has then left).
  */
 #include <errno.h>
 #include <netdb.h>
@@ -136,6 +138,11 @@ static void on_request(struct rdma_cm_event *ev, int reject, int refuse,
 		return;
 	}
 	CHECK(make_qp(id), "QP: %s", strerror(errno));
+	if (getenv("CM_TEST_ACCEPT_DELAY")) {
+		printf("# accepting in %s s\n", getenv("CM_TEST_ACCEPT_DELAY"));
+		fflush(stdout);
+		sleep(atoi(getenv("CM_TEST_ACCEPT_DELAY")));
+	}
 	if (rdma_accept(id, &cp)) {
 		/* A negotiation failure (RFC 6581 9) fails the accept. */
 		printf("# accept: %s\n", strerror(errno));
