@@ -122,6 +122,7 @@ static void on_request(struct rdma_cm_event *ev, int reject, int refuse,
 		.responder_resources = ird,
 		.initiator_depth = ord,
 	};
+	const char *delay = getenv("CM_TEST_ACCEPT_DELAY");
 	struct rdma_cm_id *id = ev->id;
 
 	/* rdma_cm: initiator_depth = the peer's IRD, responder_resources =
@@ -138,10 +139,10 @@ static void on_request(struct rdma_cm_event *ev, int reject, int refuse,
 		return;
 	}
 	CHECK(make_qp(id), "QP: %s", strerror(errno));
-	if (getenv("CM_TEST_ACCEPT_DELAY")) {
-		printf("# accepting in %s s\n", getenv("CM_TEST_ACCEPT_DELAY"));
+	if (delay) {
+		printf("# accepting in %s s\n", delay);
 		fflush(stdout);
-		sleep(atoi(getenv("CM_TEST_ACCEPT_DELAY")));
+		sleep(atoi(delay));
 	}
 	if (rdma_accept(id, &cp)) {
 		/* A negotiation failure (RFC 6581 9) fails the accept. */
