@@ -128,6 +128,67 @@ static struct sk_buff *rx_locate(struct rx_fpdu *f, u32 pos, u32 *off)
 }
 
 /*
+ * @fn over @n octets of @skb from @off: its linear data, then its page
+ * fragments, a piece per run a mapping covers (the walk of
+ * skb_copy_bits()). A buffer with a frag_list goes through
+ * skb_seq_read(), which follows it; TCP's receive queue rarely holds one.
+ */
+static int rx_visit_skb(struct sk_buff *skb, u32 off, u32 n,
+			iwtcp_fpdu_visit_t fn, void *ctx)
+{
+	u32 head = skb_headlen(skb), fo, fl, p_off, p_len, done, i;
+	struct skb_seq_state seq;
+	struct page *page;
+	const u8 *p, *va;
+	int rv = 0;
+
+	if (skb_has_frag_list(skb)) {
+		skb_prepare_seq_read(skb, off, off + n, &seq);
+		for (done = 0; done < n && !rv; done += p_len) {
+			p_len = skb_seq_read(done, &p, &seq);
+			if (!p_len) {
+				rv = -EFAULT;
+				break;
+			}
+			p_len = min(p_len, n - done);
+			rv = fn(ctx, p, p_len);
+		}
+		skb_abort_seq_read(&seq);
+		return rv;
+	}
+	if (off < head) {
+		fl = min(n, head - off);
+		rv = fn(ctx, skb->data + off, fl);
+		n -= fl;
+		off = head;
+	}
+	off -= head;
+	for (i = 0; n && !rv && i < skb_shinfo(skb)->nr_frags; i++) {
+		const skb_frag_t *frag = &skb_shinfo(skb)->frags[i];
+
+		fl = skb_frag_size(frag);
+		if (off >= fl) {
+			off -= fl;
+			continue;
+		}
+		fo = skb_frag_off(frag) + off;
+		fl = min(n, fl - off);
+		n -= fl;
+		off = 0;
+		skb_frag_foreach_page(frag, fo, fl, page, p_off, p_len, done) {
+			va = kmap_local_page(page);
+			rv = fn(ctx, va + p_off, p_len);
+			kunmap_local(va);
+			if (rv)
+				break;
+		}
+	}
+	if (!rv && n)
+		rv = -EFAULT;	/* @skb is shorter than its len says */
+	return rv;
+}
+
+/*
  * iwtcp_fpdu_source.visit: @fn over @len wire octets from @pos of the FPDU,
  * a piece per run of linear socket buffer data or mapped page fragment.
  */
@@ -135,32 +196,16 @@ static int rx_visit(void *arg, u32 pos, u32 len, iwtcp_fpdu_visit_t fn,
 		    void *ctx)
 {
 	struct rx_fpdu *f = arg;
-	struct skb_seq_state seq;
 	struct sk_buff *skb;
-	u32 off, n, got, l;
-	const u8 *p;
-	int rv = 0;
+	u32 off, n;
+	int rv;
 
 	while (len) {
 		skb = rx_locate(f, pos, &off);
 		if (!skb)
 			return -EAGAIN;
 		n = min(len, skb->len - off);
-		if (off + n <= skb_headlen(skb)) {
-			rv = fn(ctx, skb->data + off, n);
-		} else {
-			skb_prepare_seq_read(skb, off, off + n, &seq);
-			for (got = 0; got < n && !rv; got += l) {
-				l = skb_seq_read(got, &p, &seq);
-				if (!l) {
-					rv = -EFAULT;
-					break;
-				}
-				l = min(l, n - got);
-				rv = fn(ctx, p, l);
-			}
-			skb_abort_seq_read(&seq);
-		}
+		rv = rx_visit_skb(skb, off, n, fn, ctx);
 		if (rv)
 			return rv;
 		pos += n;
