@@ -17,6 +17,7 @@
 
 #include <linux/mm.h>
 #include <linux/netdevice.h>
+#include <linux/skbuff.h>
 #include <linux/version.h>
 #include <net/inet_sock.h>
 #include <rdma/ib_verbs.h>
@@ -116,6 +117,19 @@ static inline void iwtcp_compat_vm_flags_clear(struct vm_area_struct *vma,
 	vm_flags_clear(vma, flags);
 #else
 	vma->vm_flags &= ~flags;
+#endif
+}
+
+/*
+ * 6.12's devmem TCP may queue buffers whose page fragments the CPU cannot
+ * read (net_iov); 6.1 has none.
+ */
+static inline bool iwtcp_compat_skb_frags_readable(const struct sk_buff *skb)
+{
+#if IWTCP_COMPAT_SINCE(6, 12, 0)
+	return skb_frags_readable(skb);
+#else
+	return true;
 #endif
 }
 

@@ -130,13 +130,15 @@ static struct sk_buff *rx_locate(struct rx_fpdu *f, u32 pos, u32 *off)
 /*
  * @fn over @n octets of @skb from @off: its linear data, then its page
  * fragments, a piece per run a mapping covers (the walk of
- * skb_copy_bits()). A buffer with a frag_list goes through
- * skb_seq_read(), which follows it; TCP's receive queue rarely holds one.
+ * skb_copy_bits()). A buffer with a frag_list (GRO past MAX_SKB_FRAGS)
+ * goes through skb_seq_read(), which follows it. Returns 0, @fn's error,
+ * or -EFAULT if @skb holds fewer octets than its len says or fragments
+ * the CPU cannot read (devmem).
  */
 static int rx_visit_skb(struct sk_buff *skb, u32 off, u32 n,
 			iwtcp_fpdu_visit_t fn, void *ctx)
 {
-	u32 head = skb_headlen(skb), fo, fl, p_off, p_len, done, i;
+	u32 head = skb_headlen(skb), fsize, len, p_off, p_len, copied, i;
 	struct skb_seq_state seq;
 	struct page *page;
 	const u8 *p, *va;
@@ -144,44 +146,48 @@ static int rx_visit_skb(struct sk_buff *skb, u32 off, u32 n,
 
 	if (skb_has_frag_list(skb)) {
 		skb_prepare_seq_read(skb, off, off + n, &seq);
-		for (done = 0; done < n && !rv; done += p_len) {
-			p_len = skb_seq_read(done, &p, &seq);
+		for (copied = 0; copied < n && !rv; copied += p_len) {
+			p_len = skb_seq_read(copied, &p, &seq);
 			if (!p_len) {
 				rv = -EFAULT;
 				break;
 			}
-			p_len = min(p_len, n - done);
+			p_len = min(p_len, n - copied);
 			rv = fn(ctx, p, p_len);
 		}
 		skb_abort_seq_read(&seq);
 		return rv;
 	}
-	if (off < head) {
-		fl = min(n, head - off);
-		rv = fn(ctx, skb->data + off, fl);
-		n -= fl;
+	if (off < head && n) {
+		len = min(n, head - off);
+		rv = fn(ctx, skb->data + off, len);
+		n -= len;
 		off = head;
 	}
+	if (rv || !n)
+		return rv;
+	if (!iwtcp_compat_skb_frags_readable(skb))
+		return -EFAULT;
 	off -= head;
 	for (i = 0; n && !rv && i < skb_shinfo(skb)->nr_frags; i++) {
 		const skb_frag_t *frag = &skb_shinfo(skb)->frags[i];
 
-		fl = skb_frag_size(frag);
-		if (off >= fl) {
-			off -= fl;
+		fsize = skb_frag_size(frag);
+		if (off >= fsize) {
+			off -= fsize;
 			continue;
 		}
-		fo = skb_frag_off(frag) + off;
-		fl = min(n, fl - off);
-		n -= fl;
-		off = 0;
-		skb_frag_foreach_page(frag, fo, fl, page, p_off, p_len, done) {
+		len = min(n, fsize - off);
+		skb_frag_foreach_page(frag, skb_frag_off(frag) + off, len, page,
+				      p_off, p_len, copied) {
 			va = kmap_local_page(page);
 			rv = fn(ctx, va + p_off, p_len);
 			kunmap_local(va);
 			if (rv)
 				break;
 		}
+		n -= len;
+		off = 0;
 	}
 	if (!rv && n)
 		rv = -EFAULT;	/* @skb is shorter than its len says */
