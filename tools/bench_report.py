@@ -164,24 +164,19 @@ def ratios(pts, cpu):
         if steady:
             out.append("  Steady over repetitions (64 KiB, iwtcp's slowest "
                        "over its fastest): " + ", ".join(steady))
-    tcp8 = [med(v) for k, v in pts.items()
-            if k[0] == "tcp" and k[2] == "qperf_tcp_lat" and k[3] == 8]
-    if tcp8:
-        out += ["", f"Latency, 8 octets: TCP ping-pong (qperf, blocking) "
-                f"{fmt(tcp8[0])} us"]
+        tcp8 = m("tcp", "qperf_tcp_lat", 8)
+        if tcp8 is None:
+            continue
+        out += [f"  Latency, 8 octets: TCP ping-pong (qperf, blocking) "
+                f"{fmt(tcp8)} us"]
         for t in ("ib_send_lat", "ib_write_lat", "ib_read_lat"):
-            parts = []
-            for var, what in (("events", "with CQ events"),
-                              ("default", "busy-polled")):
-                iw = [med(v) for k, v in pts.items()
-                      if k[0] == "iwtcp" and k[1] == var and k[2] == t and
-                      k[3] == 8]
-                if iw:
-                    parts.append(f"{what} {fmt(iw[0])} us, "
-                                 f"{fmt(ratio(iw[0], tcp8[0]))}x TCP")
+            parts = [f"{what} {fmt(iw)} us, {fmt(ratio(iw, tcp8))}x TCP"
+                     for var, what in (("events", "with CQ events"),
+                                       ("default", "busy-polled"))
+                     if (iw := m("iwtcp", t, 8, var)) is not None]
             if parts:
-                out.append(f"  {t}: iwtcp " + "; ".join(parts))
-        out.append("  (busy-polled ping-pong under single-threaded TCG "
+                out.append(f"    {t}: iwtcp " + "; ".join(parts))
+        out.append("    (busy-polled ping-pong under single-threaded TCG "
                    "waits for qemu to switch vCPUs, at the guest's timer "
                    "tick: compare the events rows with TCP)")
     return out, bars
