@@ -286,15 +286,26 @@ static void cm_sk_data_ready(struct sock *sk)
 	read_unlock_bh(&sk->sk_callback_lock);
 }
 
-/* TCP has room again: the QP's transmitter goes on. */
+/*
+ * TCP freed send buffer space after a write found none (SOCK_NOSPACE):
+ * once there is room for a good part of it, as sk_stream_write_space()
+ * decides for a process's write, the QP's transmitter goes on. Clearing
+ * SOCK_NOSPACE stops the calls for each later ACK until a write runs
+ * short again; a kick per ACK woke the worker once per ACK, mostly to
+ * find the transmitter busy.
+ */
 static void cm_sk_write_space(struct sock *sk)
 {
 	struct iwtcp_cep *cep;
 
+	/* sock_orphan() clears sk_socket under the write lock */
 	read_lock_bh(&sk->sk_callback_lock);
 	cep = sk->sk_user_data;
-	if (cep && cep->dp)
+	if (cep && cep->dp && sk->sk_socket &&
+	    __sk_stream_is_writeable(sk, 1)) {
+		clear_bit(SOCK_NOSPACE, &sk->sk_socket->flags);
 		iwtcp_qp_tx_kick(cep->qp);
+	}
 	read_unlock_bh(&sk->sk_callback_lock);
 }
 

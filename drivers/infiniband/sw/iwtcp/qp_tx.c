@@ -23,7 +23,9 @@
  *   the ULP's own call.
  * - Everything else (the socket's write-space callback, Read Requests and
  *   Read Responses arriving, a state change, what the inline run left)
- *   queues @tx_work.
+ *   queues @tx_work. The write-space callback kicks only after a write
+ *   ran short (TCP set SOCK_NOSPACE) and once TCP has room for a good
+ *   part of the send buffer again (cm_sk_write_space()), not per ACK.
  *
  * The transmitter picks one message at a time: a TERMINATE when the QP
  * entered TERMINATE, else the oldest inbound Read Request (its Read
