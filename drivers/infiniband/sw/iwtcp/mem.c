@@ -16,8 +16,9 @@
  * then releases the pinned pages in process context. Lookups
  * (iwtcp_mem_get()) find the MR under RCU and take a reference only if
  * the count is not zero yet, so the struct itself is freed after an RCU
- * grace period. Data path references are short: one placement or one
- * FPDU, or one inbound RDMA Read until its response is sent.
+ * grace period. Data path references are short: one transmit batch or
+ * one tcp_read_sock() call (struct iwtcp_mem_cache), or one inbound RDMA
+ * Read until its response is sent.
  */
 #include <linux/random.h>
 #include <linux/slab.h>
@@ -372,6 +373,50 @@ struct iwtcp_mr *iwtcp_mem_get(struct iwtcp_device *dev, u32 stag)
 void iwtcp_mem_put(struct iwtcp_mr *mr)
 {
 	kref_put(&mr->ref, mem_release);
+}
+
+/**
+ * iwtcp_mem_cached() - iwtcp_mem_get() through a one-entry cache
+ * @c: the cache, owned by the caller's run
+ * @dev: the device
+ * @stag: STag from a work request (lkey) or from the wire
+ *
+ * The FPDUs of a message use one STag each: a run of them (one transmit
+ * batch, the FPDUs of one tcp_read_sock() call) looks it up once. The
+ * reference stays in @c until iwtcp_mem_cache_drop(), which the run
+ * calls when it ends, since iwtcp_dereg_mr() waits for it. Validity,
+ * PD, rights and bounds remain iwtcp_mem_check()'s, per use: an
+ * invalidation or a new key between two uses is seen. A deregistration
+ * that begins during a run lets the run finish with the MR, as if its
+ * FPDUs had come a moment earlier; its pages stay pinned until then.
+ *
+ * Context: any context; @c is not shared.
+ * Return: the MR (the reference belongs to @c, not to the caller) or NULL
+ * if no MR has this STag.
+ */
+struct iwtcp_mr *iwtcp_mem_cached(struct iwtcp_mem_cache *c,
+				  struct iwtcp_device *dev, u32 stag)
+{
+	if (c->mr && c->stag == stag)
+		return c->mr;
+	iwtcp_mem_cache_drop(c);
+	c->mr = iwtcp_mem_get(dev, stag);
+	c->stag = stag;
+	return c->mr;
+}
+
+/**
+ * iwtcp_mem_cache_drop() - end a run: drop the reference iwtcp_mem_cached()
+ *	keeps
+ * @c: the cache
+ *
+ * Context: any context.
+ */
+void iwtcp_mem_cache_drop(struct iwtcp_mem_cache *c)
+{
+	if (c->mr)
+		iwtcp_mem_put(c->mr);
+	c->mr = NULL;
 }
 
 /**

@@ -20,6 +20,20 @@ typedef int (*iwtcp_mem_fn)(void *arg, struct page *page, u32 off, u32 len);
 
 struct iwtcp_mr *iwtcp_mem_get(struct iwtcp_device *dev, u32 stag);
 void iwtcp_mem_put(struct iwtcp_mr *mr);
+
+/**
+ * struct iwtcp_mem_cache - the MR of the last lookup of a run of FPDUs
+ * @mr: that MR, with a reference, or NULL
+ * @stag: the STag it was looked up by
+ */
+struct iwtcp_mem_cache {
+	struct iwtcp_mr *mr;
+	u32 stag;
+};
+
+struct iwtcp_mr *iwtcp_mem_cached(struct iwtcp_mem_cache *c,
+				  struct iwtcp_device *dev, u32 stag);
+void iwtcp_mem_cache_drop(struct iwtcp_mem_cache *c);
 int iwtcp_mem_check(struct iwtcp_mr *mr, u32 stag, struct ib_pd *pd,
 		    int access, u64 addr, u64 len);
 int iwtcp_mem_walk(struct iwtcp_mr *mr, u64 addr, u32 len,

@@ -18,6 +18,8 @@
  * its DDP and RDMAP headers are copied out and checked, and only then is
  * its payload copied from the socket buffers straight into the target
  * pages: no octet of a bad FPDU is placed, and placement is the one copy.
+ * A target STag is looked up once per tcp_read_sock() call
+ * (iwtcp_mem_cached()) and checked for each FPDU.
  * fpdu.c's receive framer (iwtcp_fpdu_rx_begin(), _check(), _copy()),
  * the code the host unit tests run, does all of this over the socket
  * buffers through rx_visit(). The CRC pass and the copy read the same
@@ -63,6 +65,7 @@
  *	(receive reads it outside that lock with READ_ONCE())
  * @rqe: that receive work request, copied from the RQ or SRQ
  * @rqe_len: octets its SGEs hold
+ * @mrc: the MR placement last used, during one tcp_read_sock() call
  * @batch_fpdus: FPDUs of the current tcp_read_sock() (trace_iwtcp_rx_batch)
  * @batch_octets: their wire octets
  */
@@ -74,6 +77,7 @@ struct iwtcp_rx {
 	bool rqe_owned;
 	struct siw_rqe rqe;
 	u32 rqe_len;
+	struct iwtcp_mem_cache mrc;
 	u32 batch_fpdus;
 	u32 batch_octets;
 };
@@ -298,22 +302,19 @@ static int rx_place_tagged(struct rx_fpdu *f, u32 stag, u64 to, int access,
 	/* RFC 5041 5.2: a zero-length segment's STag and TO are not checked */
 	if (!f->h.data_len)
 		return 0;
-	mr = iwtcp_mem_get(to_iwtcp_dev(qp->base_qp.device), stag);
+	mr = iwtcp_mem_cached(&qp->rx->mrc, to_iwtcp_dev(qp->base_qp.device),
+			      stag);
 	if (!mr)
 		return rx_prot_error(cause, -ENOENT, false);
 	rv = iwtcp_mem_check(mr, stag, qp->base_qp.pd, access, to,
 			     f->h.data_len);
-	if (!rv) {
-		rx_payload_start(f);
-		rv = iwtcp_mem_walk(mr, to, f->h.data_len, rx_place_page, f);
-		if (rv)
-			rv = iwtcp_term_set(cause, IWTCP_TERM_LAYER_RDMAP,
-					    IWTCP_TERM_RDMAP_CATASTROPHIC, 0);
-	} else {
-		rv = rx_prot_error(cause, rv, false);
-	}
-	iwtcp_mem_put(mr);
-	return rv;
+	if (rv)
+		return rx_prot_error(cause, rv, false);
+	rx_payload_start(f);
+	if (iwtcp_mem_walk(mr, to, f->h.data_len, rx_place_page, f))
+		return iwtcp_term_set(cause, IWTCP_TERM_LAYER_RDMAP,
+				      IWTCP_TERM_RDMAP_CATASTROPHIC, 0);
+	return 0;
 }
 
 /*
@@ -535,7 +536,9 @@ static int rx_place_send(struct rx_fpdu *f, struct iwtcp_term_cause *cause)
 			continue;
 		}
 		n = min(len, sge->length - skip);
-		mr = iwtcp_mem_get(to_iwtcp_dev(qp->base_qp.device), sge->lkey);
+		mr = iwtcp_mem_cached(&rx->mrc,
+				      to_iwtcp_dev(qp->base_qp.device),
+				      sge->lkey);
 		if (!mr)
 			return -EFAULT;
 		rv = iwtcp_mem_check(mr, sge->lkey, qp->base_qp.pd,
@@ -543,7 +546,6 @@ static int rx_place_send(struct rx_fpdu *f, struct iwtcp_term_cause *cause)
 		if (!rv)
 			rv = iwtcp_mem_walk(mr, sge->laddr + skip, n,
 					    rx_place_page, f);
-		iwtcp_mem_put(mr);
 		len -= n;
 		skip = 0;
 	}
@@ -829,6 +831,7 @@ void iwtcp_qp_rx(struct iwtcp_qp *qp, struct sock *sk)
 	qp->rx->batch_fpdus = 0;
 	qp->rx->batch_octets = 0;
 	tcp_read_sock(sk, &desc, rx_actor);
+	iwtcp_mem_cache_drop(&qp->rx->mrc);
 	if (qp->rx->batch_fpdus)
 		trace_iwtcp_rx_batch(qp->base_qp.device, qp->base_qp.qp_num,
 				     qp->rx->batch_fpdus, qp->rx->batch_octets);

@@ -126,6 +126,7 @@ struct tx_src {
  * @eor: with markers, the batch ends with an FPDU short of @seg_full: TCP
  *	is to start a new segment after it (MSG_EOR)
  * @first_len: wire octets of the batch's first FPDU
+ * @mrc: the MR payload was last taken from, during tx_build_batch()
  * @fpdu: the framer of the FPDU being built
  * @sink: where the framer puts its octets: @bv, @scratch
  * @page: the page whose octets the framer is handed now (tx_add_page())
@@ -160,6 +161,7 @@ struct iwtcp_tx {
 	u32 seg_full;
 	bool eor;
 	u32 first_len;
+	struct iwtcp_mem_cache mrc;
 	struct iwtcp_fpdu_tx fpdu;
 	struct iwtcp_fpdu_sink sink;
 	struct page *page;
@@ -595,27 +597,23 @@ static u32 tx_msg_hdr(struct iwtcp_qp *qp, u32 paylen, bool last, u8 *hdr)
 
 /*
  * Add @len octets at @addr of the buffer with STag @stag, checked again
- * (the MR may have been deregistered or invalidated since the message
- * started): -EACCES if it is no longer usable so.
+ * for each FPDU (the MR may have been deregistered or invalidated since
+ * the message started): -EACCES if it is no longer usable so. The STag
+ * is looked up once per batch (@mrc).
  */
 static int tx_add_stag(struct iwtcp_qp *qp, u32 stag, int access, u64 addr,
 		       u32 len)
 {
 	struct iwtcp_tx *tx = qp->tx;
-	struct iwtcp_mr *mr = iwtcp_mem_get(qp_dev(qp), stag);
+	struct iwtcp_mr *mr = iwtcp_mem_cached(&tx->mrc, qp_dev(qp), stag);
 	int rv;
 
-	if (!mr)
+	if (!mr ||
+	    iwtcp_mem_check(mr, stag, qp->base_qp.pd, access, addr, len))
 		return -EACCES;
-	rv = iwtcp_mem_check(mr, stag, qp->base_qp.pd, access, addr, len);
-	if (!rv) {
-		tx->ref_pages = mr->type == IWTCP_MR_USER;
-		rv = iwtcp_mem_walk(mr, addr, len, tx_add_page, tx);
-		tx->ref_pages = false;
-	} else {
-		rv = -EACCES;
-	}
-	iwtcp_mem_put(mr);
+	tx->ref_pages = mr->type == IWTCP_MR_USER;
+	rv = iwtcp_mem_walk(mr, addr, len, tx_add_page, tx);
+	tx->ref_pages = false;
 	return rv;
 }
 
@@ -792,10 +790,13 @@ static int tx_build_batch(struct iwtcp_qp *qp)
 		rv = tx_build(qp, mss);
 		if (rv && nbv) {
 			tx_batch_cut(tx, nbv, wire_len, scratch_used);
-			return 0;
+			rv = 0;
+			break;
 		}
 	} while (!rv && tx->off < tx->len && !tx->eor &&
 		 tx_batch_room(tx, mss));
+	/* the batch holds the user pages it needs (@bv_ref), not the MR */
+	iwtcp_mem_cache_drop(&tx->mrc);
 	return rv;
 }
 
