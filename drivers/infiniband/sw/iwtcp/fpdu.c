@@ -273,6 +273,35 @@ static u32 tx_to_marker(const struct iwtcp_fpdu_tx *t)
 	return t->l.first + IWTCP_MPA_MARKER_PERIOD * t->mk - t->wpos;
 }
 
+/* Hand the gathered copied octets to the sink. */
+static int tx_flush(struct iwtcp_fpdu_tx *t, const struct iwtcp_fpdu_sink *s)
+{
+	u32 n = t->nstage;
+
+	if (!n)
+		return 0;
+	t->nstage = 0;
+	return s->copy(s->arg, t->stage, n);
+}
+
+/* Copied octets: gathered, so that the sink sees few, longer runs. */
+static int tx_copy(struct iwtcp_fpdu_tx *t, const void *p, u32 n,
+		   const struct iwtcp_fpdu_sink *s)
+{
+	int ret;
+
+	if (n > sizeof(t->stage) - t->nstage) {
+		ret = tx_flush(t, s);
+		if (ret)
+			return ret;
+		if (n > sizeof(t->stage))
+			return s->copy(s->arg, p, n);
+	}
+	memcpy(t->stage + t->nstage, p, n);
+	t->nstage += n;
+	return 0;
+}
+
 /* RFC 5044 4.3: the marker due at this point of the FPDU, if one is */
 static int tx_marker(struct iwtcp_fpdu_tx *t, const struct iwtcp_fpdu_sink *s)
 {
@@ -286,7 +315,7 @@ static int tx_marker(struct iwtcp_fpdu_tx *t, const struct iwtcp_fpdu_sink *s)
 	/* RFC 5044 4.4: the CRC covers the markers inside the FPDU */
 	if (t->crc_on)
 		t->crc = iwtcp_fpdu_crc_update(t->crc, &mk, sizeof(mk));
-	ret = s->copy(s->arg, &mk, sizeof(mk));
+	ret = tx_copy(t, &mk, sizeof(mk), s);
 	if (ret)
 		return ret;
 	t->mk++;
@@ -308,7 +337,8 @@ static int tx_emit(struct iwtcp_fpdu_tx *t, const u8 *p, u32 n, bool copy,
 		k = min(n, tx_to_marker(t));
 		if (t->crc_on)
 			t->crc = iwtcp_fpdu_crc_update(t->crc, p, k);
-		ret = copy ? s->copy(s->arg, p, k) : s->ref(s->arg, p, k);
+		ret = copy ? tx_copy(t, p, k, s) :
+		      tx_flush(t, s) ?: s->ref(s->arg, p, k);
 		if (ret)
 			return ret;
 		t->wpos += k;
@@ -347,7 +377,7 @@ int iwtcp_fpdu_tx_begin(struct iwtcp_fpdu_tx *t,
 
 	if (ulpdu_len > IWTCP_MPA_ULPDU_MAX)
 		return -EMSGSIZE;
-	memset(t, 0, sizeof(*t));
+	memset(t, 0, offsetof(struct iwtcp_fpdu_tx, stage));
 	ret = stream_layout(st, iwtcp_fpdu_len(ulpdu_len), &t->l);
 	if (ret)
 		return ret;
@@ -375,9 +405,10 @@ static int tx_add(struct iwtcp_fpdu_tx *t, const void *p, u32 len,
  * @len: octets at @p
  * @s: where the octets go: the runs to its @ref, markers to its @copy
  *
- * Splits @p where markers fall (RFC 5044 4.3), hands the sink each marker
- * and each run, and runs the CRC (RFC 5044 4.4) over both as it goes: the
- * CRC reads each octet once, right before the sink takes it.
+ * Splits @p where markers fall (RFC 5044 4.3), hands the sink each run
+ * (after the copied octets gathered before it) and gathers each marker,
+ * and runs the CRC (RFC 5044 4.4) over both in wire order as it goes: the
+ * CRC reads each payload octet once, right before the sink takes it.
  *
  * Context: Any context the sink allows.
  * Return: 0, -EMSGSIZE if the ULPDU would grow beyond what
@@ -439,7 +470,7 @@ int iwtcp_fpdu_tx_end(struct iwtcp_fpdu_tx *t, struct iwtcp_fpdu_stream *st,
 	if (ret)
 		return ret;
 	tr.crc = t->crc_on ? iwtcp_fpdu_crc_final(t->crc) : 0;
-	ret = s->copy(s->arg, &tr, sizeof(tr));
+	ret = tx_copy(t, &tr, sizeof(tr), s) ?: tx_flush(t, s);
 	if (ret)
 		return ret;
 	t->wpos += sizeof(tr);

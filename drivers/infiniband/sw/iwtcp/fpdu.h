@@ -5,6 +5,8 @@
 #ifndef _IWTCP_FPDU_H
 #define _IWTCP_FPDU_H
 
+#include <linux/build_bug.h>
+#include <linux/stddef.h>
 #include <linux/types.h>
 #include <iwtcp/wire.h>
 
@@ -51,7 +53,10 @@ struct iwtcp_fpdu_stream {
  *	(markers, ULPDU_Length, PAD, CRC, and what the caller passes so)
  * @arg: first argument of @ref and @copy
  *
- * Both are called in wire order, with runs that no marker splits. They
+ * Both are called in wire order. A @ref run never holds a marker; the
+ * framer gathers the octets it copies (ULPDU_Length and the header, PAD
+ * and CRC, markers among them) into runs of up to IWTCP_FPDU_TX_STAGE
+ * octets, so that a sink sees about two @copy calls per FPDU. They
  * return 0 or a negative errno, which the framer passes back.
  */
 struct iwtcp_fpdu_sink {
@@ -59,6 +64,9 @@ struct iwtcp_fpdu_sink {
 	int (*copy)(void *arg, const void *p, u32 len);
 	void *arg;
 };
+
+/* octets the transmit framer gathers for one @copy call */
+#define IWTCP_FPDU_TX_STAGE	64
 
 /**
  * struct iwtcp_fpdu_tx - one FPDU being framed for transmit (RFC 5044 4)
@@ -69,6 +77,8 @@ struct iwtcp_fpdu_sink {
  * @mk: markers handed to the sink so far
  * @crc: CRC register over the wire octets so far
  * @crc_on: the CRC is computed (RFC 5044 4.4), else the field is 0
+ * @nstage: octets in @stage
+ * @stage: copied octets framed but not yet handed to the sink
  */
 struct iwtcp_fpdu_tx {
 	struct iwtcp_fpdu_layout l;
@@ -78,7 +88,13 @@ struct iwtcp_fpdu_tx {
 	u32 mk;
 	u32 crc;
 	bool crc_on;
+	u32 nstage;
+	u8 stage[IWTCP_FPDU_TX_STAGE];
 };
+
+/* iwtcp_fpdu_tx_begin() clears what comes before @stage, which needs none */
+static_assert(offsetof(struct iwtcp_fpdu_tx, stage) + IWTCP_FPDU_TX_STAGE ==
+	      sizeof(struct iwtcp_fpdu_tx));
 
 /*
  * Visitor of received octets: 0 to go on, or a negative errno to stop. It

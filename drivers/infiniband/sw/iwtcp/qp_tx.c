@@ -41,11 +41,13 @@
  * fpdu.c's transmit framer (iwtcp_fpdu_tx_begin(), _add_ref(),
  * _add_copy(), _end()), the code the host unit tests run: markers,
  * headers, PAD, CRC and inline data are copied into a small scratch
- * buffer; payload is taken by reference straight from the registered
+ * buffer (the framer gathers them: about two copies per FPDU, header and
+ * trailer); payload is taken by reference straight from the registered
  * pages (TCP copies it; no bounce buffer), and the CRC runs over each run
- * of octets right before its piece joins the array. A batch that TCP
- * takes only partly stays pending until the write-space callback reports
- * room.
+ * of octets right before its piece joins the array. The payload's STag
+ * is looked up once per batch (iwtcp_mem_cached()) and checked for each
+ * FPDU. A batch that TCP takes only partly stays pending until the
+ * write-space callback reports room.
  *
  * SQ elements stay VALID in the ring until they complete (they go back
  * to the producer just before their completion shows). Completions
