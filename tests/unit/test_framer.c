@@ -306,7 +306,10 @@ static void seg_two(struct seg_src *s, const u8 *wire, u32 cut, u32 w)
 static int deframe(struct seg_src *s, struct iwtcp_fpdu_stream *st, u8 *out,
 		   u32 *ulen)
 {
-	const struct iwtcp_fpdu_source src = { .visit = seg_visit, .arg = s };
+	const struct iwtcp_fpdu_source src = {
+		.visit = seg_visit, .arg = s,
+		.avail = s->avail > s->base ? s->avail - s->base : 0,
+	};
 	struct iwtcp_fpdu_rx r;
 	u32 c, n;
 	int ret;

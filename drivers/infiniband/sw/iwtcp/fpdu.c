@@ -566,9 +566,7 @@ static int src_copy(const struct iwtcp_fpdu_source *src, u32 pos, void *dst,
  * @src: the received octets, from the FPDU's first
  *
  * Reads ULPDU_Length (after a leading marker, if one is due) and checks
- * that the whole FPDU has arrived. The source holds the stream in order
- * and without holes (TCP's receive queue does), so the FPDU's last octet
- * stands for all of them.
+ * against @src->avail that the whole FPDU has arrived.
  *
  * Context: Any context the source allows.
  * Return: 0, or
@@ -585,9 +583,10 @@ int iwtcp_fpdu_rx_begin(struct iwtcp_fpdu_rx *r,
 	u32 hdr_off = st->markers && !(st->off % IWTCP_MPA_MARKER_PERIOD) ?
 		      IWTCP_MPA_MARKER_SIZE : 0;
 	struct iwtcp_mpa_fpdu_hdr hdr;
-	u8 last;
 	int ret;
 
+	if (src->avail < hdr_off + sizeof(hdr))
+		return -EAGAIN;
 	ret = src_copy(src, hdr_off, &hdr, sizeof(hdr));
 	if (ret)
 		return ret;
@@ -595,7 +594,7 @@ int iwtcp_fpdu_rx_begin(struct iwtcp_fpdu_rx *r,
 	ret = stream_layout(st, iwtcp_fpdu_len(r->ulpdu_len), &r->l);
 	if (ret)
 		return ret;
-	return src_copy(src, r->l.wire_len - 1, &last, sizeof(last));
+	return src->avail < r->l.wire_len ? -EAGAIN : 0;
 }
 
 /**
@@ -727,6 +726,7 @@ int iwtcp_fpdu_parse(struct iwtcp_fpdu_stream *st, const void *buf,
 	struct linear_src ls = { .buf = buf, .len = len };
 	const struct iwtcp_fpdu_source src = {
 		.visit = linear_visit, .arg = &ls,
+		.avail = min_t(size_t, len, U32_MAX),
 	};
 	struct iwtcp_fpdu_rx r;
 	int ret;

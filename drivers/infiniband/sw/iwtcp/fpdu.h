@@ -110,15 +110,18 @@ typedef int (*iwtcp_fpdu_visit_t)(void *ctx, const void *p, u32 len);
  *	if some of the octets have not arrived (@fn may have seen the ones
  *	before them)
  * @arg: first argument of @visit
+ * @avail: octets the source holds from the FPDU's first octet on
  *
  * The source holds the stream in order and without holes from the FPDU's
- * first octet on, as TCP's receive queue does: an octet that has arrived
- * means all before it have.
+ * first octet on, as TCP's receive queue does (@avail: where the queue's
+ * last buffer ends, less the FPDU's sequence number), so whether an FPDU
+ * has arrived whole is known without reading its last octet.
  */
 struct iwtcp_fpdu_source {
 	int (*visit)(void *arg, u32 pos, u32 len, iwtcp_fpdu_visit_t fn,
 		     void *ctx);
 	void *arg;
+	u32 avail;
 };
 
 /**

@@ -717,7 +717,12 @@ static int rx_fpdu(struct iwtcp_qp *qp, struct sock *sk, struct sk_buff *skb,
 		.seq = TCP_SKB_CB(skb)->seq + off,
 		.src = { .visit = rx_visit, .arg = &f },
 	};
+	/* @skb is queued, so the queue has a tail: in-order data ends there */
+	struct sk_buff *tail = skb_peek_tail(&sk->sk_receive_queue);
 	int rv;
+
+	/* what TCP queued in order from this FPDU's first octet on (no FIN) */
+	f.src.avail = TCP_SKB_CB(tail)->seq + tail->len - f.seq;
 
 	/* RFC 5044 6: the whole FPDU is there and verified, or nothing */
 	rv = iwtcp_fpdu_rx_begin(&f.r, &rx->st, &f.src);
