@@ -396,6 +396,8 @@ struct iwtcp_irq_entry {
  * @ib_state: the IB state last set by modify_qp (RESET, INIT, RTR, ...)
  * @sq_lock: serialises the send queue (post_send, flush, completion)
  * @rq_lock: serialises the receive queue (post_recv, flush, receive)
+ * @place_lock: serialises placement into a receive's or a Read's buffers
+ *	(receive) against the flush that completes them (taken with _bh)
  * @sq: &struct siw_sqe elements
  * @rq: &struct siw_rqe elements; unused when @srq is set
  * @srq: shared receive queue or NULL
@@ -452,6 +454,8 @@ struct iwtcp_qp {
 	spinlock_t sq_lock;
 	/* serialises the receive queue */
 	spinlock_t rq_lock;
+	/* serialises placement against the flush of ERROR */
+	spinlock_t place_lock;
 	struct iwtcp_ring sq;
 	struct iwtcp_ring rq;
 	struct iwtcp_srq *srq;

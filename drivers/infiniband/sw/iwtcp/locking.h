@@ -27,7 +27,7 @@
  *      registration); iwtcp takes nothing there.
  *    * ``rdma_counter.lock`` (mutex) around ``counter_bind_qp``,
  *      ``counter_unbind_qp`` and ``counter_update_stats`` (asserted);
- *      bind takes the counters' xa_lock (17) there.
+ *      bind takes the counters' xa_lock (18) there.
  *    * whatever a kernel ULP holds around post_send, post_recv,
  *      post_srq_recv, poll_cq and req_notify_cq, up to a spinlock with
  *      interrupts disabled, or a hard interrupt. The ULP's completion
@@ -58,7 +58,7 @@
  *    ``iw_destroy_listen``): cm_wild_listeners, each wildcard listener's
  *    ``wild_item``, and what cm_listen_owner() reads there. Held across a
  *    whole wildcard listen: socket creation, bind and listen (the socket
- *    lock, 9), the port's netdev (17), then the new listener's
+ *    lock, 9), the port's netdev (18), then the new listener's
  *    ``iwtcp_cep.lock`` (5). ``iw_destroy_listen`` takes it alone, before
  *    the endpoint's lock.
  *
@@ -75,15 +75,16 @@
  *    (10, write: cep_attach_sock(), cep_detach_sock(),
  *    cep_start_data_path()); iw_cm's lock (11: ``event_handler``,
  *    ``add_ref``, ``rem_ref``); the QP's state_lock (12) and, through the
- *    flush of a disconnect, 13-16 and the ULP's handlers; the port's
- *    netdev (17). No work item is waited for under it: cep_timer_stop()
+ *    flush of a disconnect, 13-17 and the ULP's handlers; the port's
+ *    netdev (18). No work item is waited for under it: cep_timer_stop()
  *    cancels without waiting, since cep_timeout() takes the lock, and
  *    iwtcp_destroy_listen() waits for the work after unlocking.
  *    restrack's queries take it last (iwtcp_fill_res_qp_entry(), process
  *    context, called by nldev under its rdma_nl_types rwsem or the
  *    netlink dump's cb_mutex, with a restrack reference on the QP): with
  *    a reference on the endpoint taken under 12 and nothing else held;
- *    12-14 and the Read queues' locks were each taken and dropped before.
+ *    12, 14, 15 and the Read queues' locks were each taken and dropped
+ *    before.
  *
  * 6. ``iwtcp_device.settings_lock`` (mutex; process context: the sysfs
  *    files, cep_settings() under 5): ``settings``. Leaf.
@@ -106,7 +107,7 @@
  *    inline transmitter of a kernel post_send in iwtcp_qp_tx_post(), with
  *    bottom halves disabled). TCP calls the socket callbacks under it;
  *    so under it: sk_callback_lock (10, read), receive (iwtcp_qp_rx())
- *    and the inline transmitter, with all they take: 12-16, MR lookups
+ *    and the inline transmitter, with all they take: 12-17, MR lookups
  *    (RCU), queue_work() of the QP's transmit work and the endpoint's
  *    work, and the ULP's handlers (receive calls them directly; the
  *    inline transmitter defers them, see tx_in_post). It owns the receive
@@ -122,7 +123,7 @@
  *     listener's ``sk_data_ready``). Writer: write_lock_bh() under 5,
  *     never inside 9. Once the writer restored the socket's callbacks, no
  *     callback sees the endpoint any more: then their reference is
- *     dropped. Under the read side: what receive takes (12-16).
+ *     dropped. Under the read side: what receive takes (12-17).
  *
  * 11. iw_cm's ``cm_id_priv->lock`` (spinlock, irqsave): taken by iw_cm in
  *     what iwtcp calls under 5 (``event_handler``, which only queues,
@@ -138,37 +139,45 @@
  *     iwtcp_cm_qp_closing(), the transmit kick) follows after unlocking.
  *     Leaf.
  *
- * 13. ``iwtcp_qp.sq_lock`` (spinlock, irqsave; any context, hard
+ * 13. ``iwtcp_qp.place_lock`` (spinlock, _bh; receive, and the flushes
+ *     of qp_flush_sq() and qp_flush_rq()): receive holds it while it places a Send
+ *     into the receive it owns (rx_send()) or a Read Response into the
+ *     Read's sink (rx_read_resp()), interrupts on, for one FPDU's copy
+ *     (up to 64 KiB with large FPDUs), with the MR lookup (RCU; the last
+ *     iwtcp_mem_put() wakes dereg_mr with complete(), whose wait-queue
+ *     lock is a leaf). The flush completes that receive or Read under
+ *     it: no octet lands in a buffer after the ULP may have seen its
+ *     flush completion. Hence the flushes, and iwtcp_qp_to_error() and
+ *     iwtcp_qp_terminated() that call them, never run in hard interrupts
+ *     or with interrupts disabled. Under it: 14 and 15 with what they
+ *     take (the flushes; they notify the CQ after unlocking, so that no
+ *     ULP handler runs under it); receive takes nothing under it.
+ *
+ * 14. ``iwtcp_qp.sq_lock`` (spinlock, irqsave; any context, hard
  *     interrupts included: kernel post_send): the SQ ring's indexes and
- *     kernel elements, ``sq_tx``, ``sq_slots``; receive holds it while
- *     it places a Read Response (rx_read_resp(): the flush of ERROR
- *     completes the Read under it), interrupts off for one FPDU's copy
- *     (up to 64 KiB with large FPDUs). Under it: the send CQ's lock (16;
- *     iwtcp_sq_retire_head(), qp_flush_ring()) and the placement's MR
- *     lookup (RCU; the last iwtcp_mem_put() wakes dereg_mr with
- *     complete(), whose wait-queue lock is a leaf).
+ *     kernel elements, ``sq_tx``, ``sq_slots``. Under it: the send CQ's
+ *     lock (17; iwtcp_sq_retire_head(), qp_flush_ring()).
  *
- * 14. ``iwtcp_qp.rq_lock`` (spinlock, irqsave; any context: kernel
+ * 15. ``iwtcp_qp.rq_lock`` (spinlock, irqsave; any context: kernel
  *     post_recv, receive, flush): the RQ ring's indexes and kernel
- *     elements, ``iwtcp_rx.rqe_owned`` and ``iwtcp_rx.rqe``; receive
- *     holds it while it places a Send into that receive (rx_send(): a
- *     flush completes the receive under it), interrupts off for one
- *     FPDU's copy, with the MR lookup of 13. Under it: the
- *     SRQ's lock (15, with spin_lock(), interrupts being off;
- *     rx_take_rqe()) and the receive CQ's lock (16).
+ *     elements, ``iwtcp_rx.rqe_owned`` (written under it and, by the
+ *     flush, also under 13; receive reads it under 13) and
+ *     ``iwtcp_rx.rqe``. Under it: the SRQ's lock (16, with spin_lock(),
+ *     interrupts being off; rx_take_rqe()) and the receive CQ's lock
+ *     (17).
  *
- * 15. ``iwtcp_srq.lock`` (spinlock, irqsave; any context): the SRQ ring's
- *     indexes and kernel elements, ``limit``. Under 14 in receive, alone
+ * 16. ``iwtcp_srq.lock`` (spinlock, irqsave; any context): the SRQ ring's
+ *     indexes and kernel elements, ``limit``. Under 15 in receive, alone
  *     elsewhere; the SRQ limit event is raised after unlocking. Leaf.
  *     ``iwtcp_qp.orq_lock`` and ``iwtcp_qp.irq_lock`` (spinlocks, irqsave;
  *     transmit, receive, flush): the ORQ and the IRQ, entries and
  *     indexes. Leaves.
  *
- * 16. ``iwtcp_cq.lock`` (spinlock, irqsave; any context, hard interrupts
+ * 17. ``iwtcp_cq.lock`` (spinlock, irqsave; any context, hard interrupts
  *     included: kernel poll_cq, every producer): the CQ ring's indexes
  *     and kernel elements, ``overflowed``. Innermost. Leaf.
  *
- * 17. Leaves outside the chains above: ``iwtcp_device.mac_lock``
+ * 18. Leaves outside the chains above: ``iwtcp_device.mac_lock``
  *     (spinlock, _bh; the netdev notifier under rtnl_lock, query_gid in
  *     any context but hard interrupts): ``mac``. The xa_lock of
  *     ``iwtcp_device.qp_xa`` and ``mem_xa``, taken inside xa_alloc(),
@@ -181,7 +190,8 @@
  *
  * No lock is taken in softirq or hard interrupt context that is taken
  * elsewhere without bottom halves or interrupts disabled: every QP, SRQ
- * and CQ lock is irqsave, mac_lock and sk_callback_lock are _bh on every
+ * and CQ lock is irqsave but place_lock, which is never taken in hard
+ * interrupts; place_lock, mac_lock and sk_callback_lock are _bh on every
  * side, the xa_locks are process context only, and mutexes are taken in
  * process context only.
  *
@@ -210,12 +220,13 @@
  *   and event handlers due then are deferred to an irq_work, as a NIC's
  *   interrupt would call them (``iwtcp_cq.deferred`` with CQ_DEFER_NOTIFY
  *   and CQ_DEFER_ERR, ``iwtcp_qp.ev_deferred``; the CQ error event of
- *   an overflow always goes there, its producer holding 13 or 14):
+ *   an overflow always goes there, its producer holding 14 or 15):
  *   set_bit() before irq_work_queue(), test_and_clear_bit() in the
  *   handler, so each due call happens at least once. An inline run
  *   never starts with interrupts disabled or in a hard interrupt
- *   (tx_may_inline()), and takes iwtcp's spinlocks irqsave, so the
- *   irq_work never interrupts a holder of one; it may interrupt the
+ *   (tx_may_inline()), and takes iwtcp's spinlocks irqsave (place_lock,
+ *   _bh, is not taken in hard interrupts), so the irq_work never
+ *   interrupts a holder of one it takes; it may interrupt the
  *   inline run under its socket spinlock, where a handler's post_send,
  *   in a hard interrupt, defers.
  *   irq_work_sync() in pre_destroy_cq, destroy_cq and destroy_qp waits
@@ -309,7 +320,7 @@
  * cep_close(), cm_accept_locked()), iwtcp_newlink_lock
  * (iwtcp_newlink_locked()), cm_wild_lock (cm_listen_owner()), state_lock
  * (qp_write_state()), sq_lock (iwtcp_sq_retire_head(), sq_retire()),
- * rq_lock (iwtcp_qp_rx_flush()), the queue's lock
+ * place_lock and rq_lock (iwtcp_qp_rx_flush()), the queue's lock
  * (iwtcp_ring_post_recv()), rdma_counter.lock (iwtcp_counter_bind_qp(),
  * _unbind_qp(), _update_stats()); lockdep_sock_is_held()
  * (cm_sk_data_ready(), iwtcp_qp_rx(), tx_end_segment()); an RCU reader

@@ -154,6 +154,7 @@ static void qp_init(struct iwtcp_qp *qp, struct ib_qp_init_attr *attr)
 	spin_lock_init(&qp->state_lock);
 	spin_lock_init(&qp->sq_lock);
 	spin_lock_init(&qp->rq_lock);
+	spin_lock_init(&qp->place_lock);
 	spin_lock_init(&qp->orq_lock);
 	spin_lock_init(&qp->irq_lock);
 	INIT_WORK(&qp->tx_work, iwtcp_qp_tx_work);
@@ -294,6 +295,7 @@ static bool qp_flush_executing(struct iwtcp_qp *qp)
 	u8 first = qp->term_status;
 	u8 status;
 
+	lockdep_assert_held(&qp->place_lock);
 	while (qp->sq.get != qp->sq_tx) {
 		struct iwtcp_sq_slot *slot = iwtcp_sq_slot(qp, qp->sq.get);
 
@@ -313,11 +315,15 @@ static void qp_flush_sq(struct iwtcp_qp *qp)
 	unsigned long flags;
 	bool notify;
 
+	/* after a placement into a Read's sink in progress (qp_rx.c) */
+	spin_lock_bh(&qp->place_lock);
 	spin_lock_irqsave(&qp->sq_lock, flags);
 	notify = qp_flush_executing(qp);
 	notify |= qp_flush_ring(qp, &qp->sq, sizeof(struct siw_sqe), cq, false);
 	qp->sq_tx = qp->sq.get;
 	spin_unlock_irqrestore(&qp->sq_lock, flags);
+	spin_unlock_bh(&qp->place_lock);
+	/* the ULP's handler may post or modify: no QP lock held */
 	if (notify)
 		iwtcp_cq_notify(cq);
 }
@@ -338,12 +344,15 @@ static void qp_flush_rq(struct iwtcp_qp *qp)
 	unsigned long flags;
 	bool notify;
 
+	/* after a placement into the owned receive in progress (qp_rx.c) */
+	spin_lock_bh(&qp->place_lock);
 	spin_lock_irqsave(&qp->rq_lock, flags);
 	notify = iwtcp_qp_rx_flush(qp);
 	if (!qp->srq)
 		notify |= qp_flush_ring(qp, &qp->rq, sizeof(struct siw_rqe),
 					cq, true);
 	spin_unlock_irqrestore(&qp->rq_lock, flags);
+	spin_unlock_bh(&qp->place_lock);
 	if (notify)
 		iwtcp_cq_notify(cq);
 }
@@ -1140,7 +1149,8 @@ void iwtcp_qp_terminate(struct iwtcp_qp *qp,
  * RFC 5040 6.2: the stream is over; no TERMINATE goes back. The QP
  * enters ERROR and the ULP gets IB_EVENT_QP_FATAL.
  *
- * Context: any context.
+ * Context: any context but hard interrupts or interrupts disabled (the
+ * flush takes @place_lock with bottom halves disabled).
  */
 void iwtcp_qp_terminated(struct iwtcp_qp *qp, u8 status)
 {
@@ -1158,7 +1168,8 @@ void iwtcp_qp_terminated(struct iwtcp_qp *qp, u8 status)
  * iwtcp_qp_to_error() - move the QP to ERROR (flushing its work)
  * @qp: the QP
  *
- * Context: any context.
+ * Context: any context but hard interrupts or interrupts disabled (the
+ * flush takes @place_lock with bottom halves disabled).
  */
 void iwtcp_qp_to_error(struct iwtcp_qp *qp)
 {

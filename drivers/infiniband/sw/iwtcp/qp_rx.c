@@ -62,7 +62,8 @@
  * @dead: an error ended the stream; octets are dropped
  * @rqe_owned: @rqe holds the receive of the Send in progress; changed
  *	only under the QP's receive queue lock, since a flush completes it
- *	(receive reads it outside that lock with READ_ONCE())
+ *	(under place_lock too); receive reads it with READ_ONCE(), and
+ *	under place_lock while it places
  * @rqe: that receive work request, copied from the RQ or SRQ
  * @rqe_len: octets its SGEs hold
  * @mrc: the MR placement last used, during one tcp_read_sock() call
@@ -354,17 +355,17 @@ static int rx_read_resp(struct rx_fpdu *f, struct iwtcp_term_cause *cause)
 				      IWTCP_TERM_DDP_TAGGED,
 				      IWTCP_TERM_DDP_T_BOUNDS);
 	/*
-	 * The flush of ERROR completes the Read under sq_lock, after the
+	 * The flush of ERROR completes the Read under place_lock, after the
 	 * state left RTS: placed under it with the state checked, no octet
 	 * lands in the sink after the ULP may have seen that completion.
 	 */
-	spin_lock_irqsave(&qp->sq_lock, flags);
+	spin_lock_bh(&qp->place_lock);
 	if (READ_ONCE(qp->state) != IWTCP_QP_RTS)
 		rv = -ECONNRESET;
 	else
 		rv = rx_place_tagged(f, e.sink_stag, f->h.to,
 				     IB_ACCESS_LOCAL_WRITE, cause);
-	spin_unlock_irqrestore(&qp->sq_lock, flags);
+	spin_unlock_bh(&qp->place_lock);
 	if (rv)
 		return rv;
 	e.got += f->h.data_len;
@@ -576,7 +577,6 @@ static int rx_send(struct rx_fpdu *f, u8 opcode, struct iwtcp_term_cause *cause)
 	};
 	bool inval = opcode == IWTCP_RDMAP_SEND_INV ||
 		     opcode == IWTCP_RDMAP_SEND_SE_INV;
-	unsigned long flags;
 	int rv;
 
 	/* RFC 5041 7.1, untagged (2): the MSN first, then a buffer for it */
@@ -593,13 +593,13 @@ static int rx_send(struct rx_fpdu *f, u8 opcode, struct iwtcp_term_cause *cause)
 		return rv;
 	}
 	/*
-	 * A flush completes the receive under rq_lock (ERROR): placed under
-	 * it, no octet lands in a buffer after the ULP may have seen that
-	 * completion; once flushed, the stream is over.
+	 * The flush of ERROR completes the receive under place_lock: placed
+	 * under it, no octet lands in a buffer after the ULP may have seen
+	 * that completion; once flushed, the stream is over.
 	 */
-	spin_lock_irqsave(&qp->rq_lock, flags);
-	rv = rx->rqe_owned ? rx_place_send(f, cause) : -ECONNRESET;
-	spin_unlock_irqrestore(&qp->rq_lock, flags);
+	spin_lock_bh(&qp->place_lock);
+	rv = READ_ONCE(rx->rqe_owned) ? rx_place_send(f, cause) : -ECONNRESET;
+	spin_unlock_bh(&qp->place_lock);
 	if (rv == -ECONNRESET)
 		return rv;
 	if (rv) {
@@ -891,7 +891,8 @@ int iwtcp_qp_rx_init(struct iwtcp_qp *qp, const struct iwtcp_fpdu_stream *st,
  * iwtcp_qp_rx_flush() - complete the receive of a Send in progress
  * @qp: the QP entering ERROR
  *
- * Context: any context; the caller holds @rq_lock.
+ * Context: the flush of ERROR; the caller holds @place_lock (so that no
+ * placement into the receive is in progress) and @rq_lock.
  * Return: true if the receive CQ must be notified.
  */
 bool iwtcp_qp_rx_flush(struct iwtcp_qp *qp)
@@ -903,6 +904,7 @@ bool iwtcp_qp_rx_flush(struct iwtcp_qp *qp)
 		.status = SIW_WC_WR_FLUSH_ERR,
 	};
 
+	lockdep_assert_held(&qp->place_lock);
 	lockdep_assert_held(&qp->rq_lock);
 	if (!rx || !rx->rqe_owned)
 		return false;
