@@ -15,8 +15,10 @@
 # PROFILE_CASES picks some (default "crc iperf3 send write nfs"). Each
 # runs PROFILE_SECS (default 8) seconds under `perf record -a -g -e
 # cpu-clock` (a software clock: TCG guests have no PMU). For each case
-# OUTDIR gets CASE.top (share of the busy time by symbol, the idle loop
-# left out), CASE.dso (by module), CASE.callers (the call chains into the
+# OUTDIR gets CASE.top (share of the busy samples by symbol, the idle
+# loop left out), CASE.paths (the busy samples by path: iwtcp receive and
+# transmit, TCP receive and transmit, other; selftests/profile_paths.awk),
+# CASE.dso (by module), CASE.callers (the call chains into the
 # CRC routines), CASE.busy (guest busy jiffies and the octets veth_a sent
 # meanwhile, or received for the NFS reads, headers included: guest CPU
 # seconds per GiB on the wire) and CASE.data (the samples, for a closer
@@ -52,23 +54,16 @@ listening() {
 
 idle='^(pv_native_safe_halt|native_safe_halt|default_idle|default_idle_call|arch_cpu_idle|do_idle|cpu_idle_poll|acpi_safe_halt|poll_idle)$'
 
-# flat: "percent symbol" from perf report's lines, the share of the busy
-# time, most first. cpu-clock samples the idle loop too: its halt is left
-# out (the softirqs that interrupt it, as comm swapper, are counted).
-flat() {
-	awk -v idle="$idle" '$1 ~ /%$/ && $NF !~ idle {
-		p = $1; sub(/%/, "", p); s = $NF; t[s] += p; all += p }
-	END { for (s in t) printf "%6.2f%%  %s\n", 100 * t[s] / all, s }' |
-		sort -rn
-}
-
 # report CASE: the recorded profile as text
 report() {
 	local c=$1 data=/tmp/profile-$1.data
 	local pr=(perf report -i "$data" --kallsyms=/proc/kallsyms --stdio)
 
-	"${pr[@]}" --no-children -g none --sort sym 2>/dev/null |
-		flat | head -n 60 >"$out/$c.top" || true
+	: >"$out/$c.top"
+	perf script -i "$data" --kallsyms=/proc/kallsyms -F ip,sym 2>/dev/null |
+		awk -v idle="$idle" -v top="$out/$c.top" \
+			-f "$(dirname "$0")/profile_paths.awk" >"$out/$c.paths" ||
+		true
 	"${pr[@]}" --no-children -g none --sort dso,sym 2>/dev/null |
 		awk -v idle="$idle" '$1 ~ /%$/ && $NF !~ idle {
 			p = $1; sub(/%/, "", p); d[$2] += p; all += p }
