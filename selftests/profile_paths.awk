@@ -49,10 +49,11 @@ function sample(   i, cls, leaf, in_idle) {
 }
 /^$/ { sample(); next }
 { f[++n] = $2 }
-# print the @k largest of cnt[] (key -> count), indented by @ind
-function largest(cnt, k, ind,   key, best, bk, j, done) {
+# keys[1..] := the keys of cnt[] (key -> count), largest count first;
+# returns how many
+function order(cnt, keys,   key, best, bk, m, done) {
 	split("", done)
-	for (j = 1; j <= k; j++) {
+	for (m = 0; ; m++) {
 		best = 0
 		for (key in cnt)
 			if (!(key in done) && cnt[key] > best) {
@@ -60,9 +61,9 @@ function largest(cnt, k, ind,   key, best, bk, j, done) {
 				bk = key
 			}
 		if (!best)
-			return
+			return m
 		done[bk] = 1
-		printf "%s%6.2f%%  %s\n", ind, 100 * best / busy, bk
+		keys[m + 1] = bk
 	}
 }
 END {
@@ -72,24 +73,17 @@ END {
 	for (k in t)
 		printf "%6.2f%%  %s\n", 100 * t[k] / busy, k | ("sort -rn | head -n 60 > \"" top "\"")
 	printf "busy samples %d, idle %d\n", busy, idle_n
-	split("", done_c)
-	for (;;) {
-		best = 0
-		for (k in c)
-			if (!(k in done_c) && c[k] > best) {
-				best = c[k]
-				bk = k
-			}
-		if (!best)
-			break
-		done_c[bk] = 1
-		printf "%6.2f%%  %s\n", 100 * best / busy, bk
+	nc = order(c, cls)
+	for (i = 1; i <= nc; i++) {
+		printf "%6.2f%%  %s\n", 100 * c[cls[i]] / busy, cls[i]
 		split("", sub_c)
 		for (k in s) {
 			split(k, kk, SUBSEP)
-			if (kk[1] == bk)
+			if (kk[1] == cls[i])
 				sub_c[kk[2]] = s[k]
 		}
-		largest(sub_c, 8, "        ")
+		ns = order(sub_c, lead)
+		for (j = 1; j <= ns && j <= 8; j++)
+			printf "        %6.2f%%  %s\n", 100 * sub_c[lead[j]] / busy, lead[j]
 	}
 }
