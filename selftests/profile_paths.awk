@@ -70,8 +70,9 @@ END {
 	sample()
 	if (!busy)
 		exit
+	cmd = "sort -rn | head -n 60 > \"" top "\""
 	for (k in t)
-		printf "%6.2f%%  %s\n", 100 * t[k] / busy, k | ("sort -rn | head -n 60 > \"" top "\"")
+		printf "%6.2f%%  %s\n", 100 * t[k] / busy, k | cmd
 	printf "busy samples %d, idle %d\n", busy, idle_n
 	nc = order(c, cls)
 	for (i = 1; i <= nc; i++) {

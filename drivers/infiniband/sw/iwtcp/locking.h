@@ -140,9 +140,10 @@
  *     Leaf.
  *
  * 13. ``iwtcp_qp.place_lock`` (spinlock, _bh; receive, and the flushes
- *     of qp_flush_sq() and qp_flush_rq()): receive holds it while it places a Send
- *     into the receive it owns (rx_send()) or a Read Response into the
- *     Read's sink (rx_read_resp()), interrupts on, for one FPDU's copy
+ *     of qp_flush_sq() and qp_flush_rq()): receive holds it while it
+ *     places a Send into the receive it owns (rx_send()) or a Read
+ *     Response into the Read's sink (rx_read_resp()), interrupts on, for
+ *     one FPDU's copy
  *     (up to 64 KiB with large FPDUs), with the MR lookup (RCU; the last
  *     iwtcp_mem_put() wakes dereg_mr with complete(), whose wait-queue
  *     lock is a leaf). The flush completes that receive or Read under
