@@ -379,7 +379,7 @@ void iwtcp_mem_put(struct iwtcp_mr *mr)
  * iwtcp_mem_cached() - iwtcp_mem_get() through a one-entry cache
  * @c: the cache, owned by the caller's run
  * @dev: the device
- * @stag: STag from a work request (lkey) or from the wire
+ * @stag: STag from a work request (lkey) or from the wire (RFC 5040 2.1)
  *
  * The FPDUs of a message use one STag each: a run of them (one transmit
  * batch, the FPDUs of one tcp_read_sock() call) looks it up once. The
