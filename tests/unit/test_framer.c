@@ -311,15 +311,25 @@ static int deframe(struct seg_src *s, struct iwtcp_fpdu_stream *st, u8 *out,
 		.avail = s->avail > s->base ? s->avail - s->base : 0,
 	};
 	struct iwtcp_fpdu_rx r;
-	u32 c, n;
+	u8 hdr[70];	/* qp_rx.c's RX_HDR_MAX */
+	u32 c, n, hlen;
 	int ret;
 
-	ret = iwtcp_fpdu_rx_begin(&r, st, &src);
+	memset(hdr, 0xa5, sizeof(hdr));
+	ret = iwtcp_fpdu_rx_begin(&r, st, &src, hdr, sizeof(hdr));
 	if (ret)
 		return ret;
+	assert_true(r.hdr_got <= min_t(u32, r.ulpdu_len, sizeof(hdr)));
 	ret = iwtcp_fpdu_rx_check(&r, st, &src);
 	if (ret)
 		return ret;
+	/* the header the ULPDU read brought along, completed past a marker */
+	hlen = min_t(u32, r.ulpdu_len, sizeof(hdr));
+	ret = iwtcp_fpdu_rx_hdr(&r, &src, hdr, hlen);
+	if (ret)
+		return ret;
+	assert_int_equal(iwtcp_fpdu_rx_hdr(&r, &src, hdr, r.ulpdu_len + 1),
+			 -EINVAL);
 	/* in pieces, as placement copies into pages */
 	for (c = 0; c < r.ulpdu_len; c += n) {
 		n = 1 + rnd() % 1500;
@@ -330,6 +340,7 @@ static int deframe(struct seg_src *s, struct iwtcp_fpdu_stream *st, u8 *out,
 	}
 	assert_int_equal(iwtcp_fpdu_rx_copy(&r, &src, 2 + r.ulpdu_len, out, 1),
 			 -EINVAL);
+	assert_memory_equal(hdr, out, hlen);
 	*ulen = r.ulpdu_len;
 	st->off += r.l.wire_len;
 	return r.l.wire_len;

@@ -543,11 +543,24 @@ static int visit_copy(void *ctx, const void *p, u32 len)
 	return 0;
 }
 
+/* The CRC over an FPDU's first @left octets; the rest (its CRC) to @tail. */
+struct visit_crc_ctx {
+	u32 crc;
+	u32 left;
+	u8 *tail;
+};
+
 static int visit_crc(void *ctx, const void *p, u32 len)
 {
-	u32 *crc = ctx;
+	struct visit_crc_ctx *v = ctx;
+	u32 k = min(len, v->left);
 
-	*crc = iwtcp_fpdu_crc_update(*crc, p, len);
+	v->crc = iwtcp_fpdu_crc_update(v->crc, p, k);
+	v->left -= k;
+	if (len > k) {
+		memcpy(v->tail, (const u8 *)p + k, len - k);
+		v->tail += len - k;
+	}
 	return 0;
 }
 
@@ -559,14 +572,43 @@ static int src_copy(const struct iwtcp_fpdu_source *src, u32 pos, void *dst,
 	return src->visit(src->arg, pos, len, visit_copy, &d);
 }
 
+/* Octets to @a (up to @na of them), then the rest to @b. */
+struct visit_split_ctx {
+	u8 *a;
+	u32 na;
+	u8 *b;
+};
+
+static int visit_split(void *ctx, const void *p, u32 len)
+{
+	struct visit_split_ctx *v = ctx;
+	u32 k = min(len, v->na);
+
+	memcpy(v->a, p, k);
+	v->a += k;
+	v->na -= k;
+	if (len > k) {
+		memcpy(v->b, (const u8 *)p + k, len - k);
+		v->b += len - k;
+	}
+	return 0;
+}
+
 /**
  * iwtcp_fpdu_rx_begin() - find the extent of the next FPDU (RFC 5044 6)
- * @r: filled with its layout and ULPDU_Length
+ * @r: filled with its layout, ULPDU_Length and @hdr_got
  * @st: the receiving direction (its offset places the markers)
  * @src: the received octets, from the FPDU's first
+ * @hdr: where the ULPDU's leading octets go (its DDP header), or NULL
+ * @hdr_size: octets @hdr takes, 0 with no @hdr
  *
  * Reads ULPDU_Length (after a leading marker, if one is due) and checks
- * against @src->avail that the whole FPDU has arrived.
+ * against @src->avail that the whole FPDU has arrived. In the same read
+ * it copies to @hdr what follows ULPDU_Length up to @hdr_size octets, the
+ * next marker (RFC 5044 4.3) or the last octet arrived: @r->hdr_got says
+ * how many of them belong to the ULPDU; iwtcp_fpdu_rx_hdr() brings the
+ * rest. They are not verified yet (iwtcp_fpdu_rx_check() comes next) and
+ * must not be acted on before.
  *
  * Context: Any context the source allows.
  * Return: 0, or
@@ -578,23 +620,57 @@ static int src_copy(const struct iwtcp_fpdu_source *src, u32 pos, void *dst,
  */
 int iwtcp_fpdu_rx_begin(struct iwtcp_fpdu_rx *r,
 			const struct iwtcp_fpdu_stream *st,
-			const struct iwtcp_fpdu_source *src)
+			const struct iwtcp_fpdu_source *src, void *hdr,
+			u32 hdr_size)
 {
 	u32 hdr_off = st->markers && !(st->off % IWTCP_MPA_MARKER_PERIOD) ?
 		      IWTCP_MPA_MARKER_SIZE : 0;
-	struct iwtcp_mpa_fpdu_hdr hdr;
+	struct iwtcp_mpa_fpdu_hdr len_field;
+	struct visit_split_ctx v = {
+		.a = (u8 *)&len_field, .na = sizeof(len_field), .b = hdr,
+	};
+	u32 n;
 	int ret;
 
-	if (src->avail < hdr_off + sizeof(hdr))
+	if (src->avail < hdr_off + sizeof(len_field))
 		return -EAGAIN;
-	ret = src_copy(src, hdr_off, &hdr, sizeof(hdr));
+	n = min_t(u32, sizeof(len_field) + hdr_size, src->avail - hdr_off);
+	/* up to the next marker, which would need stripping (4 octets on) */
+	if (st->markers)
+		n = min_t(u32, n, IWTCP_MPA_MARKER_PERIOD -
+			  (st->off + hdr_off) % IWTCP_MPA_MARKER_PERIOD);
+	ret = src->visit(src->arg, hdr_off, n, visit_split, &v);
 	if (ret)
 		return ret;
-	r->ulpdu_len = be16_to_cpu(hdr.ulpdu_len);
+	r->ulpdu_len = be16_to_cpu(len_field.ulpdu_len);
+	r->hdr_got = min(n - (u32)sizeof(len_field), r->ulpdu_len);
 	ret = stream_layout(st, iwtcp_fpdu_len(r->ulpdu_len), &r->l);
 	if (ret)
 		return ret;
 	return src->avail < r->l.wire_len ? -EAGAIN : 0;
+}
+
+/**
+ * iwtcp_fpdu_rx_hdr() - the ULPDU's leading octets, markers removed
+ * @r: the FPDU, from iwtcp_fpdu_rx_begin()
+ * @src: the received octets, from the FPDU's first
+ * @hdr: the @hdr given to iwtcp_fpdu_rx_begin()
+ * @len: octets wanted in @hdr, at most its @hdr_size and @r->ulpdu_len
+ *
+ * Copies what iwtcp_fpdu_rx_begin() did not (RFC 5044 4.3: past a marker).
+ *
+ * Context: Any context the source allows.
+ * Return: 0, -EINVAL if @len reaches beyond the ULPDU, or the source's
+ * error.
+ */
+int iwtcp_fpdu_rx_hdr(const struct iwtcp_fpdu_rx *r,
+		      const struct iwtcp_fpdu_source *src, void *hdr, u32 len)
+{
+	if (len <= r->hdr_got)
+		return 0;
+	return iwtcp_fpdu_rx_copy(r, src, sizeof(struct iwtcp_mpa_fpdu_hdr) +
+				  r->hdr_got, (u8 *)hdr + r->hdr_got,
+				  len - r->hdr_got);
 }
 
 /**
@@ -619,22 +695,23 @@ int iwtcp_fpdu_rx_check(const struct iwtcp_fpdu_rx *r,
 			const struct iwtcp_fpdu_source *src)
 {
 	const struct iwtcp_fpdu_layout *l = &r->l;
-	u32 crc = IWTCP_FPDU_CRC_SEED;
 	struct iwtcp_mpa_trailer tr;
+	struct visit_crc_ctx v = {
+		.crc = IWTCP_FPDU_CRC_SEED,
+		.left = l->wire_len - sizeof(tr),
+		.tail = (u8 *)&tr,
+	};
 	struct iwtcp_mpa_marker mk;
 	u16 ptr;
 	u32 i;
 	int ret;
 
 	if (st->crc) {
-		ret = src->visit(src->arg, 0, l->wire_len - sizeof(tr),
-				 visit_crc, &crc);
-		if (!ret)
-			ret = src_copy(src, l->wire_len - sizeof(tr), &tr,
-				       sizeof(tr));
+		/* one pass: the CRC field is the FPDU's last 4 octets */
+		ret = src->visit(src->arg, 0, l->wire_len, visit_crc, &v);
 		if (ret)
 			return ret;
-		if (tr.crc != iwtcp_fpdu_crc_final(crc))
+		if (tr.crc != iwtcp_fpdu_crc_final(v.crc))
 			return -EBADMSG;
 	}
 	for (i = 0; i < l->nr; i++) {
@@ -731,7 +808,7 @@ int iwtcp_fpdu_parse(struct iwtcp_fpdu_stream *st, const void *buf,
 	struct iwtcp_fpdu_rx r;
 	int ret;
 
-	ret = iwtcp_fpdu_rx_begin(&r, st, &src);
+	ret = iwtcp_fpdu_rx_begin(&r, st, &src, NULL, 0);
 	if (ret)
 		return ret;
 	if (r.ulpdu_len > ulpdu_size)

@@ -128,10 +128,12 @@ struct iwtcp_fpdu_source {
  * struct iwtcp_fpdu_rx - one received FPDU being decoded (RFC 5044 6)
  * @l: its marker layout; @l.wire_len is its length in the stream
  * @ulpdu_len: its ULPDU_Length field
+ * @hdr_got: leading ULPDU octets iwtcp_fpdu_rx_begin() copied to its @hdr
  */
 struct iwtcp_fpdu_rx {
 	struct iwtcp_fpdu_layout l;
 	u32 ulpdu_len;
+	u32 hdr_got;
 };
 
 u32 iwtcp_fpdu_pad(u32 ulpdu_len);
@@ -156,7 +158,10 @@ int iwtcp_fpdu_tx_end(struct iwtcp_fpdu_tx *t, struct iwtcp_fpdu_stream *st,
 		      const struct iwtcp_fpdu_sink *s);
 int iwtcp_fpdu_rx_begin(struct iwtcp_fpdu_rx *r,
 			const struct iwtcp_fpdu_stream *st,
-			const struct iwtcp_fpdu_source *src);
+			const struct iwtcp_fpdu_source *src, void *hdr,
+			u32 hdr_size);
+int iwtcp_fpdu_rx_hdr(const struct iwtcp_fpdu_rx *r,
+		      const struct iwtcp_fpdu_source *src, void *hdr, u32 len);
 int iwtcp_fpdu_rx_check(const struct iwtcp_fpdu_rx *r,
 			const struct iwtcp_fpdu_stream *st,
 			const struct iwtcp_fpdu_source *src);

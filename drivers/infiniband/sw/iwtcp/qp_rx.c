@@ -13,21 +13,21 @@
  * which serialises it.
  *
  * An FPDU is processed only when all of it is in the socket's receive
- * queue (its ULPDU_Length gives its size): first its CRC is computed over
- * the socket buffers and its markers checked (RFC 5044 4.3, 4.4, 6), then
- * its DDP and RDMAP headers are copied out and checked, and only then is
- * its payload copied from the socket buffers straight into the target
- * pages: no octet of a bad FPDU is placed, and placement is the one copy.
- * A target STag is looked up once per tcp_read_sock() call
- * (iwtcp_mem_cached()) and checked for each FPDU.
- * fpdu.c's receive framer (iwtcp_fpdu_rx_begin(), _check(), _copy()),
- * the code the host unit tests run, does all of this over the socket
- * buffers through rx_visit(). The CRC pass and the copy read the same
- * FPDU back to back, so the copy finds its octets in the cache; a single
- * pass would place octets before their CRC is known, which RFC 5044 6
- * forbids ("MUST first verify the FPDU before passing the ULPDU to DDP":
- * a bit error in an STag could otherwise steer a write into another
- * buffer).
+ * queue (its ULPDU_Length gives its size; the read of it brings the DDP
+ * and RDMAP headers along): first its CRC is computed over the socket
+ * buffers and its markers checked (RFC 5044 4.3, 4.4, 6), then its DDP
+ * and RDMAP headers are checked, and only then is its payload copied from
+ * the socket buffers straight into the target pages: no octet of a bad
+ * FPDU is placed, and placement is the one copy. A target STag is looked
+ * up once per tcp_read_sock() call (iwtcp_mem_cached()) and checked for
+ * each FPDU. fpdu.c's receive framer (iwtcp_fpdu_rx_begin(), _check(),
+ * _hdr(), _copy()), the code the host unit tests run, does all of this
+ * over the socket buffers through rx_visit(). The CRC pass and the copy
+ * read the same FPDU back to back, so the copy finds its octets in the
+ * cache; a single pass would place octets before their CRC is known,
+ * which RFC 5044 6 forbids ("MUST first verify the FPDU before passing
+ * the ULPDU to DDP": a bit error in an STag could otherwise steer a write
+ * into another buffer).
  * An FPDU spanning several socket buffers is handled from the first one;
  * its remaining octets are then only consumed.
  *
@@ -725,7 +725,7 @@ static int rx_fpdu(struct iwtcp_qp *qp, struct sock *sk, struct sk_buff *skb,
 	f.src.avail = TCP_SKB_CB(tail)->seq + tail->len - f.seq;
 
 	/* RFC 5044 6: the whole FPDU is there and verified, or nothing */
-	rv = iwtcp_fpdu_rx_begin(&f.r, &rx->st, &f.src);
+	rv = iwtcp_fpdu_rx_begin(&f.r, &rx->st, &f.src, f.hdr, sizeof(f.hdr));
 	if (rv == -EAGAIN)
 		return 0;
 	if (!rv)
@@ -741,8 +741,8 @@ static int rx_fpdu(struct iwtcp_qp *qp, struct sock *sk, struct sk_buff *skb,
 		rx->batch_fpdus++;
 		rx->batch_octets += f.r.l.wire_len;
 	}
-	if (iwtcp_fpdu_rx_copy(&f.r, &f.src, sizeof(struct iwtcp_mpa_fpdu_hdr),
-			       f.hdr, min_t(u32, f.r.ulpdu_len, sizeof(f.hdr)))) {
+	if (iwtcp_fpdu_rx_hdr(&f.r, &f.src, f.hdr,
+			      min_t(u32, f.r.ulpdu_len, sizeof(f.hdr)))) {
 		iwtcp_term_set(&cause, IWTCP_TERM_LAYER_LLP, IWTCP_TERM_MPA,
 			       IWTCP_TERM_MPA_CATASTROPHIC);
 		goto err;
