@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+/*
+ * Instructions per FPDU of fpdu.c's framers, the code the data path runs:
+ * run under callgrind by bench_framer.sh, which counts each phase alone.
+ * One phase per run (argv[1]):
+ *   tx	 64 KiB RDMA Write messages framed as qp_tx.c frames them: the DDP
+ *	 header copied, the payload by reference in pieces cut at 4 KiB
+ *	 pages, into a sink that keeps bio_vec-like pieces and a scratch
+ *	 copy of the framer's octets
+ *   rx	 the same FPDUs decoded as qp_rx.c decodes them: begin (with the
+ *	 header read), check, header, DDP and RDMAP checks, the payload
+ *	 copied out in pieces cut at 4 KiB target pages, from a source cut
+ *	 at 4 KiB (socket buffer fragments mapped a page at a time)
+ *	 (the payload copy, glibc's memcpy, counts here)
+ *   rx-nopeek	 as rx, the header read apart from ULPDU_Length (as
+ *	 before iwtcp_fpdu_rx_begin() brought it along)
+ * argv[2] "markers" turns markers on. The CRC stays off: the shim's
+ * CRC32c is a byte-wise table, not the kernel's.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ddp.h"
+#include "fpdu.h"
+#include "rdmap.h"
+
+#define MSG	65536
+#define MSGS	64
+#define EMSS	1448
+#define PG	4096
+#define MAXW	(2 * MSG)
+
+static u8 payload[MSG] __attribute__((aligned(PG)));
+static u8 wire[MAXW];
+static u8 out[MSG] __attribute__((aligned(PG)));
+
+/* tx sink: pieces by reference, copies into scratch (qp_tx.c's shape) */
+struct piece {
+	const u8 *p;
+	u32 len;
+};
+
+struct bench_sink {
+	struct piece pc[1024];
+	u32 npc;
+	u8 scratch[8192];
+	u32 used;
+};
+
+static struct bench_sink bs;
+static u32 nfpdu;
+
+/* what TCP would take from the pieces: here, the wire image for rx */
+static u32 __attribute__((noinline)) take(u32 w)
+{
+	u32 i;
+
+	for (i = 0; i < bs.npc; i++) {
+		memcpy(wire + w, bs.pc[i].p, bs.pc[i].len);
+		w += bs.pc[i].len;
+	}
+	return w;
+}
+
+static int sink_ref(void *arg, const void *p, u32 len)
+{
+	struct bench_sink *b = arg;
+
+	b->pc[b->npc].p = p;
+	b->pc[b->npc++].len = len;
+	return 0;
+}
+
+static int sink_copy(void *arg, const void *p, u32 len)
+{
+	struct bench_sink *b = arg;
+	u8 *d = b->scratch + b->used;
+
+	memcpy(d, p, len);
+	b->used += len;
+	return sink_ref(arg, d, len);
+}
+
+/* One message: returns its wire octets (written to @wire for rx) */
+static u32 __attribute__((noinline)) tx_msg(struct iwtcp_fpdu_stream *st,
+					     u32 stag)
+{
+	const struct iwtcp_fpdu_sink s = {
+		.ref = sink_ref, .copy = sink_copy, .arg = &bs,
+	};
+	u32 off = 0, w = 0, room, n, k, i;
+	struct iwtcp_ddp_hdr h = {
+		.ulp_ctrl = iwtcp_rdmap_ctrl(IWTCP_RDMAP_WRITE),
+		.stag = stag,
+	};
+	struct iwtcp_fpdu_tx t;
+	u8 hdr[32];
+	int hlen, ret;
+
+	while (off < MSG) {
+		room = iwtcp_fpdu_mulpdu_at(st->off, EMSS, st->markers) -
+		       sizeof(struct iwtcp_ddp_tagged_hdr);
+		n = min(room, (u32)MSG - off);
+		h.to = off;
+		h.last = off + n == MSG;
+		hlen = iwtcp_ddp_build_tagged(&h, hdr, sizeof(hdr));
+		bs.npc = 0;
+		bs.used = 0;
+		ret = iwtcp_fpdu_tx_begin(&t, st, hlen + n, &s) ?:
+		      iwtcp_fpdu_tx_add_copy(&t, hdr, hlen, &s);
+		for (i = off; !ret && i < off + n; i += k) {
+			k = min(off + n - i, PG - i % PG);
+			ret = iwtcp_fpdu_tx_add_ref(&t, payload + i, k, &s);
+		}
+		ret = ret ?: iwtcp_fpdu_tx_end(&t, st, &s);
+		if (ret < 0)
+			abort();
+		w = take(w);
+		nfpdu++;
+		off += n;
+	}
+	return w;
+}
+
+/* rx source: the wire image, visited in pieces that end at 4 KiB */
+struct bench_src {
+	u32 base;
+	u32 len;
+};
+
+static int src_visit(void *arg, u32 pos, u32 len, iwtcp_fpdu_visit_t fn,
+		     void *ctx)
+{
+	struct bench_src *b = arg;
+	u32 at = b->base + pos, k;
+	int ret;
+
+	if (pos > b->len - b->base || len > b->len - b->base - pos)
+		return -EAGAIN;
+	while (len) {
+		k = min(len, PG - at % PG);
+		ret = fn(ctx, wire + at, k);
+		if (ret)
+			return ret;
+		at += k;
+		len -= k;
+	}
+	return 0;
+}
+
+static u32 __attribute__((noinline)) rx_msg(struct iwtcp_fpdu_stream *st,
+					     u32 wlen, bool peek)
+{
+	struct bench_src b = { .len = wlen };
+	const struct iwtcp_fpdu_source src = {
+		.visit = src_visit, .arg = &b,
+	};
+	struct iwtcp_fpdu_source s;
+	struct iwtcp_term_cause cause;
+	struct iwtcp_ddp_hdr h;
+	struct iwtcp_fpdu_rx r;
+	u32 got = 0, c, n, k;
+	u8 hdr[70];
+
+	while (b.base < wlen) {
+		s = src;
+		s.avail = wlen - b.base;
+		if (iwtcp_fpdu_rx_begin(&r, st, &s, peek ? hdr : NULL,
+					peek ? sizeof(hdr) : 0) ||
+		    iwtcp_fpdu_rx_check(&r, st, &s) ||
+		    iwtcp_fpdu_rx_hdr(&r, &s, hdr,
+				      min_t(u32, r.ulpdu_len, sizeof(hdr))) ||
+		    iwtcp_ddp_parse(hdr, r.ulpdu_len, &h, &cause) < 0 ||
+		    iwtcp_rdmap_check(&h, &cause) < 0)
+			abort();
+		/* placement: a piece per target page */
+		c = 2 + h.hdr_len;
+		for (n = h.data_len; n; n -= k) {
+			k = min(n, PG - (u32)h.to % PG);
+			if (iwtcp_fpdu_rx_copy(&r, &s, c, out + h.to, k))
+				abort();
+			h.to += k;
+			c += k;
+		}
+		got += h.data_len;
+		st->off += r.l.wire_len;
+		b.base += r.l.wire_len;
+	}
+	return got;
+}
+
+int main(int argc, char **argv)
+{
+	bool markers = argc > 2 && !strcmp(argv[2], "markers");
+	struct iwtcp_fpdu_stream tx = { .markers = markers };
+	struct iwtcp_fpdu_stream rx = tx;
+	const char *phase = argc > 1 ? argv[1] : "";
+	u32 i, w;
+
+	for (i = 0; i < MSG; i++)
+		payload[i] = i * 7 + 1;
+	for (i = 0; i < MSGS; i++) {
+		w = tx_msg(&tx, 0x100 + i);
+		if (!strcmp(phase, "rx") || !strcmp(phase, "rx-nopeek")) {
+			if (rx_msg(&rx, w, !strcmp(phase, "rx")) != MSG ||
+			    memcmp(out, payload, MSG))
+				abort();
+		}
+	}
+	printf("fpdus %u messages %u\n", nfpdu, MSGS);
+	return 0;
+}

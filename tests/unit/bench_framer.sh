@@ -1,0 +1,33 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
+#
+# Instructions per FPDU of fpdu.c's framers (bench_framer.c), counted by
+# callgrind: instruction counts do not depend on the machine's load or
+# speed, so this runs anywhere, and two trees compare exactly.
+#	tests/unit/bench_framer.sh BINARY
+set -euo pipefail
+bin=${1:?usage: bench_framer.sh BINARY}
+command -v valgrind >/dev/null || { echo "bench_framer: valgrind is needed (make deps)" >&2; exit 2; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# count PHASE MARKERS FUNCTION: inclusive instructions of FUNCTION
+count() {
+	valgrind -q --tool=callgrind --callgrind-out-file="$tmp/cg" \
+		"$bin" "$1" "$2" >"$tmp/out"
+	callgrind_annotate --inclusive=yes "$tmp/cg" >"$tmp/ann"
+	awk -v f="$3" '$0 ~ ":" f " \\[" { gsub(/,/, "", $1); n = $1 }
+		END { if (n == "") exit 1; print n }' "$tmp/ann"
+}
+
+printf "%-8s %-10s %11s %9s\n" markers phase instr/FPDU FPDUs
+for m in off markers; do
+	for p in tx rx rx-nopeek; do
+		n=$(count "$p" "$m" "${p%-nopeek}_msg")
+		read -r _ fpdus _ <"$tmp/out"
+		# tx: less the copy of its pieces into the wire image (TCP's)
+		[[ $p == tx ]] && n=$((n - $(count tx "$m" take)))
+		awk -v m="$m" -v p="$p" -v n="$n" -v f="$fpdus" \
+			'BEGIN {printf "%-8s %-10s %11.0f %9d\n", m, p, n / f, f}'
+	done
+done
