@@ -67,7 +67,8 @@
  * @rqe: that receive work request, copied from the RQ or SRQ
  * @rqe_len: octets its SGEs hold
  * @mrc: the MR placement last used, during one tcp_read_sock() call
- * @batch_fpdus: FPDUs of the current tcp_read_sock() (trace_iwtcp_rx_batch)
+ * @batch_fpdus: FPDUs of the current tcp_read_sock(), verified; counted
+ *	(and traced: trace_iwtcp_rx_batch) once it returns, not per FPDU
  * @batch_octets: their wire octets
  */
 struct iwtcp_rx {
@@ -735,12 +736,8 @@ static int rx_fpdu(struct iwtcp_qp *qp, struct sock *sk, struct sk_buff *skb,
 			       rx_mpa_error(rv));
 		goto err;
 	}
-	iwtcp_qp_stat_add(qp, IWTCP_STAT_RX_FPDUS, 1);
-	iwtcp_qp_stat_add(qp, IWTCP_STAT_RX_OCTETS, f.r.l.wire_len);
-	if (trace_iwtcp_rx_batch_enabled()) {
-		rx->batch_fpdus++;
-		rx->batch_octets += f.r.l.wire_len;
-	}
+	rx->batch_fpdus++;
+	rx->batch_octets += f.r.l.wire_len;
 	if (iwtcp_fpdu_rx_hdr(&f.r, &f.src, f.hdr,
 			      min_t(u32, f.r.ulpdu_len, sizeof(f.hdr)))) {
 		iwtcp_term_set(&cause, IWTCP_TERM_LAYER_LLP, IWTCP_TERM_MPA,
@@ -837,9 +834,13 @@ void iwtcp_qp_rx(struct iwtcp_qp *qp, struct sock *sk)
 	qp->rx->batch_octets = 0;
 	tcp_read_sock(sk, &desc, rx_actor);
 	iwtcp_mem_cache_drop(&qp->rx->mrc);
-	if (qp->rx->batch_fpdus)
+	if (qp->rx->batch_fpdus) {
+		iwtcp_qp_stat_add(qp, IWTCP_STAT_RX_FPDUS, qp->rx->batch_fpdus);
+		iwtcp_qp_stat_add(qp, IWTCP_STAT_RX_OCTETS,
+				  qp->rx->batch_octets);
 		trace_iwtcp_rx_batch(qp->base_qp.device, qp->base_qp.qp_num,
 				     qp->rx->batch_fpdus, qp->rx->batch_octets);
+	}
 	iwtcp_sk_held_exit();
 	local_bh_enable();
 }
