@@ -11,7 +11,9 @@
 # qperf over the same veth). Columns: rep, system, variant, test, size
 # (octets), qps, value, unit, cpu_s_per_gib (guest CPU seconds, all
 # vCPUs, per GiB moved; empty for latency), cpu (BENCH_CPU, the guest's
-# CPU model as tools/bench named it). QUICK=1 measures fewer sizes.
+# CPU model as tools/bench named it), user_s_per_gib (the part of
+# cpu_s_per_gib spent in user space: perftest's busy-polling loop, for
+# one). QUICK=1 measures fewer sizes.
 # BENCH_SUBSET=crc measures only what the CRC comparison needs: iperf3
 # and one kernel crc32c pass (tcp), iwtcp at 64 KiB with CRC on and off.
 # Every iwtcp and tcp boot measures one crc32c pass over the kernel's
@@ -58,8 +60,18 @@ busy() {
 	awk '/^cpu /{print $2 + $3 + $4 + $7 + $8 + $9}' /proc/stat
 }
 
+# User-space jiffies of all CPUs (user, nice).
+usr() {
+	awk '/^cpu /{print $2 + $3}' /proc/stat
+}
+
+# s/GiB: jiffies B over GiB G (empty without octets)
+per_gib() {
+	awk -v b="$1" -v h="$hz" -v g="$2" 'BEGIN{if (g > 0) printf "%.3f", b / h / g}'
+}
+
 row() {
-	echo "$rep,$sys,$variant,$1,$2,$3,$4,$5,$6,$cpu_model" >>"$csv"
+	echo "$rep,$sys,$variant,$1,$2,$3,$4,$5,$6,$cpu_model,${7:-}" >>"$csv"
 }
 
 next_port() { port=$((port + 1)); }
@@ -93,7 +105,7 @@ listening() {
 # and not with -Q 1: its sender waits for an event while the completions
 # are already queued, and hangs, on any device).
 bw() {
-	local t=$1 size=$2 qps=$3 b0 b1 out mbs gib mode variant=$variant
+	local t=$1 size=$2 qps=$3 b0 b1 u0 u1 out mbs gib mode variant=$variant
 
 	if [[ ${4:-} == events ]]; then
 		mode=(-e -n 2000)
@@ -109,10 +121,12 @@ bw() {
 	local srv=$!
 	wait_for 20 listening
 	b0=$(busy)
+	u0=$(usr)
 	SECONDS=0
 	out=$(timeout 120 ip netns exec "$ns1" "$t" -R -p "$port" -s "$size" \
 		-q "$qps" "${mode[@]}" 192.0.2.2 2>&1) || true
 	b1=$(busy)
+	u1=$(usr)
 	local secs=$SECONDS
 	wait "$srv" || true
 	mbs=$(result_col 4 <<<"$out")
@@ -120,9 +134,8 @@ bw() {
 	# octets moved while the CPU was counted: rate x wall time
 	gib=$(awk -v m="$mbs" -v d="$((secs > 0 ? secs : 1))" \
 		'BEGIN{print m * 1e6 * d / 2^30}')
-	row "$t" "$size" "$qps" "$mbs" MB/s \
-		"$(awk -v b=$((b1 - b0)) -v h="$hz" -v g="$gib" \
-			'BEGIN{if (g > 0) printf "%.3f", b / h / g}')"
+	row "$t" "$size" "$qps" "$mbs" MB/s "$(per_gib $((b1 - b0)) "$gib")" \
+		"$(per_gib $((u1 - u0)) "$gib")"
 }
 
 # lat TEST SIZE [events]: one perftest latency point, typical latency in
@@ -221,24 +234,26 @@ iwtcp_variants() {
 # O_DIRECT (every read asks the server), 16 I/Os in flight: MB/s and guest
 # CPU per GiB; "randread" also gives IOPS (TEST_iops).
 fio_point() {
-	local t=$1 rw=$2 bs=$3 b0 b1 res kib mbs iops cpu
+	local t=$1 rw=$2 bs=$3 b0 b1 u0 u1 res kib mbs iops cpu user
 
 	b0=$(busy)
+	u0=$(usr)
 	res=$(timeout -k 10 120 fio --direct=1 --ioengine=libaio --iodepth=16 \
 		--bs="$bs" --rw="$rw" --size=256m --runtime="$DUR" --time_based \
 		--filename="$mnt/bench" --name="$t" --output-format=terse \
 		--terse-version=3 2>&1) || { no_result "$t" "$bs" "$res"; return 0; }
 	b1=$(busy)
+	u1=$(usr)
 	# Terse v3: 6 and 47 KiB read and written, 7 and 48 KiB/s, 8 and 49 IOPS.
 	read -r kib mbs iops < <(awk -F';' 'NF > 49 {
 		printf "%d %.2f %d\n", $6 + $47, ($7 + $48) * 1024 / 1e6, $8 + $49 }' \
 		<<<"$res") || true
 	[[ -n $kib && $kib != 0 ]] || { no_result "$t" "$bs" "$res"; return 0; }
-	cpu=$(awk -v b=$((b1 - b0)) -v h="$hz" -v k="$kib" \
-		'BEGIN{printf "%.3f", b / h / (k / 2^20)}')
+	cpu=$(per_gib $((b1 - b0)) "$(awk -v k="$kib" 'BEGIN{print k / 2^20}')")
+	user=$(per_gib $((u1 - u0)) "$(awk -v k="$kib" 'BEGIN{print k / 2^20}')")
 	bs=$(numfmt --from=iec "${bs^^}")
-	row "$t" "$bs" 1 "$mbs" MB/s "$cpu"
-	[[ $rw == randread ]] && row "${t}_iops" "$bs" 1 "$iops" IOPS "$cpu"
+	row "$t" "$bs" 1 "$mbs" MB/s "$cpu" "$user"
+	[[ $rw == randread ]] && row "${t}_iops" "$bs" 1 "$iops" IOPS "$cpu" "$user"
 	return 0
 }
 
@@ -291,7 +306,7 @@ test_cleanup() {
 
 # Plain TCP on the same path: iperf3 bandwidth, qperf ping-pong latency.
 tcp_suite() {
-	local s b0 b1 bps mbs gib us out sizes=("${bw_sizes[@]}")
+	local s b0 b1 u0 u1 bps mbs gib us out sizes=("${bw_sizes[@]}")
 
 	[[ $subset == crc ]] && sizes=(65536)
 	for s in "${sizes[@]}"; do
@@ -299,16 +314,17 @@ tcp_suite() {
 		timeout 60 ip netns exec "$ns2" iperf3 -s -1 -p "$port" >/dev/null 2>&1 &
 		wait_for 20 listening
 		b0=$(busy)
+		u0=$(usr)
 		out=$(timeout 60 ip netns exec "$ns1" iperf3 -c 192.0.2.2 -p "$port" \
 			-t "$DUR" -l "$s" -J 2>/dev/null) || true
 		b1=$(busy)
+		u1=$(usr)
 		wait || true
 		bps=$(python3 -c 'import json,sys; print(json.load(sys.stdin)["end"]["sum_received"]["bits_per_second"])' <<<"$out" 2>/dev/null) || continue
 		mbs=$(awk -v b="$bps" 'BEGIN{printf "%.2f", b / 8 / 1e6}')
 		gib=$(awk -v m="$mbs" -v d="$DUR" 'BEGIN{print m * 1e6 * d / 2^30}')
-		row iperf3 "$s" 1 "$mbs" MB/s \
-			"$(awk -v b=$((b1 - b0)) -v h="$hz" -v g="$gib" \
-				'BEGIN{if (g > 0) printf "%.3f", b / h / g}')"
+		row iperf3 "$s" 1 "$mbs" MB/s "$(per_gib $((b1 - b0)) "$gib")" \
+			"$(per_gib $((u1 - u0)) "$gib")"
 	done
 	[[ $subset == crc ]] && return 0
 	next_port

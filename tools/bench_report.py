@@ -21,8 +21,10 @@ from collections import defaultdict
 
 
 def load(path):
+    """Per point: values, CPU per GiB, and its user-space part."""
     pts = defaultdict(list)
     cpu = defaultdict(list)
+    user = defaultdict(list)
     with open(path) as f:
         for r in csv.DictReader(f):
             key = (r["system"], r["variant"], r["test"], int(r["size"]),
@@ -31,9 +33,11 @@ def load(path):
                 pts[key].append(float(r["value"]))
                 if r["cpu_s_per_gib"]:
                     cpu[key].append(float(r["cpu_s_per_gib"]))
+                if r.get("user_s_per_gib"):
+                    user[key].append(float(r["user_s_per_gib"]))
             except ValueError:
                 print(f"bench_report: bad value in {r}", file=sys.stderr)
-    return pts, cpu
+    return pts, cpu, user
 
 
 def med(v):
@@ -48,16 +52,18 @@ def ratio(a, b):
     return None if a is None or not b else a / b
 
 
-def table(pts, cpu):
+def table(pts, cpu, user):
     lines = ["cpu       system   variant                     test           "
-             "        size  qps     median   min..max       reps  cpu s/GiB"]
+             "        size  qps     median   min..max       reps  cpu s/GiB"
+             "  of it user"]
     for key in sorted(pts, key=lambda k: (k[5],) + k[:5]):
         sysname, variant, test, size, qps, model = key
         v = pts[key]
         lines.append(
             f"{model:9} {sysname:8} {variant:27} {test:18} {size:>10} "
             f"{qps:>3} {fmt(med(v)):>10}   {fmt(min(v))}..{fmt(max(v)):<10} "
-            f"{len(v):>3}  {fmt(med(cpu.get(key, [])), 3)}")
+            f"{len(v):>3}  {fmt(med(cpu.get(key, [])), 3):>9}  "
+            f"{fmt(med(user.get(key, [])), 3):>10}")
     return lines
 
 
@@ -68,7 +74,7 @@ def verdict(v, limit, higher):
     return "met" if ok else "missed"
 
 
-def ratios(pts, cpu):
+def ratios(pts, cpu, user):
     """The targets' lines, and (label, ratio, limit) for the plot."""
     out = ["", "Ratios against the targets (medians; bandwidth: higher is "
            "better, CPU per GiB: lower is better)"]
@@ -80,6 +86,9 @@ def ratios(pts, cpu):
 
         def c(sysname, test, size=65536, variant="default"):
             return med(cpu.get((sysname, variant, test, size, 1, model), []))
+
+        def u(sysname, test, size=65536, variant="default"):
+            return med(user.get((sysname, variant, test, size, 1, model), []))
 
         tcp_bw, tcp_cpu = m("tcp", "iperf3"), c("tcp", "iperf3")
         crc_s = [med(v) for k, v in pts.items()
@@ -103,7 +112,9 @@ def ratios(pts, cpu):
             out.append(f"    {t} {v}: {fmt(m('iwtcp', t, variant=v))} MB/s,"
                        f" {fmt(b)}x ({verdict(b, 0.8, True)}); "
                        f"{fmt(c('iwtcp', t, variant=v), 3)} s/GiB, {fmt(k)}x"
-                       f" ({verdict(k, 1.5, False)})")
+                       f" ({verdict(k, 1.5, False)}); user space "
+                       f"{fmt(u('iwtcp', t, variant=v), 3)} s/GiB of it "
+                       f"(iperf3's {fmt(u('tcp', 'iperf3'), 3)})")
             bars += [(f"{model} {t} crc-off MB/s vs iperf3", b, 0.8),
                      (f"{model} {t} crc-off CPU vs iperf3", k, 1.5)]
         base = None if tcp_cpu is None or crc is None else tcp_cpu + 2 * crc
@@ -241,9 +252,9 @@ def plot(outdir, pts):
 
 def main():
     outdir = sys.argv[1]
-    pts, cpu = load(os.path.join(outdir, "bench.csv"))
-    r, bars = ratios(pts, cpu)
-    lines = table(pts, cpu) + r
+    pts, cpu, user = load(os.path.join(outdir, "bench.csv"))
+    r, bars = ratios(pts, cpu, user)
+    lines = table(pts, cpu, user) + r
     lines += ["", "(guest under qemu TCG emulation: compare systems, not "
               "absolute numbers)"]
     with open(os.path.join(outdir, "summary.txt"), "w") as f:
