@@ -617,8 +617,9 @@ static int visit_split(void *ctx, const void *p, u32 len)
  * it copies to @hdr what follows ULPDU_Length up to @hdr_size octets, the
  * next marker (RFC 5044 4.3) or the last octet arrived: @r->hdr_got says
  * how many of them belong to the ULPDU; iwtcp_fpdu_rx_hdr() brings the
- * rest. They are not verified yet (iwtcp_fpdu_rx_check() comes next) and
- * must not be acted on before.
+ * rest. Octets of @hdr past the ULPDU's end are undefined (PAD, CRC, the
+ * next FPDU). None is verified yet (iwtcp_fpdu_rx_check() comes next), so
+ * none may be acted on before.
  *
  * Context: Any context the source allows.
  * Return: 0, or
@@ -642,6 +643,9 @@ int iwtcp_fpdu_rx_begin(struct iwtcp_fpdu_rx *r,
 	u32 n;
 	int ret;
 
+	/* before the read: the marker limit below assumes it */
+	if (st->markers && st->off % IWTCP_MPA_FPDU_ALIGN)
+		return -EINVAL;
 	if (src->avail < hdr_off + sizeof(len_field))
 		return -EAGAIN;
 	n = min_t(u32, sizeof(len_field) + hdr_size, src->avail - hdr_off);
