@@ -265,11 +265,7 @@ static int stream_layout(const struct iwtcp_fpdu_stream *st, u32 fpdu_len,
 /* ------------------------------------------------------------------ */
 /* Transmit framer                                                     */
 
-/*
- * Its helpers are inlined: each runs several times per FPDU, and the calls
- * were a fifth of the framer's instructions (tests/unit/bench_framer.c:
- * 692 -> 510 per FPDU without markers, 1348 -> 969 with them).
- */
+/* The leaf helpers are inlined: each runs several times per FPDU. */
 
 /* Wire octets from where the FPDU stands to its next marker. */
 static __always_inline u32 tx_to_marker(const struct iwtcp_fpdu_tx *t)
@@ -332,9 +328,8 @@ static __always_inline int tx_marker(struct iwtcp_fpdu_tx *t,
 }
 
 /* Hand @n content octets to the sink, with the markers that fall among them. */
-static __always_inline int tx_emit(struct iwtcp_fpdu_tx *t, const u8 *p,
-				   u32 n, bool copy,
-				   const struct iwtcp_fpdu_sink *s)
+static int tx_emit(struct iwtcp_fpdu_tx *t, const u8 *p, u32 n, bool copy,
+		   const struct iwtcp_fpdu_sink *s)
 {
 	u32 k;
 	int ret;
@@ -398,9 +393,8 @@ int iwtcp_fpdu_tx_begin(struct iwtcp_fpdu_tx *t,
 	return tx_emit(t, (const u8 *)&hdr, sizeof(hdr), true, s);
 }
 
-static __always_inline int tx_add(struct iwtcp_fpdu_tx *t, const void *p,
-				  u32 len, bool copy,
-				  const struct iwtcp_fpdu_sink *s)
+static int tx_add(struct iwtcp_fpdu_tx *t, const void *p, u32 len,
+		  bool copy, const struct iwtcp_fpdu_sink *s)
 {
 	if (len > sizeof(struct iwtcp_mpa_fpdu_hdr) + t->ulpdu_len - t->content)
 		return -EMSGSIZE;
