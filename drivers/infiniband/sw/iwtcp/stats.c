@@ -19,6 +19,11 @@
  * of the device's; the start-up (cm.c) always counts in the device's. The
  * port counters the core shows add the bound counters and those of
  * counters already released, so they still count everything once.
+ *
+ * The data path counts per batch, not per FPDU: transmit once TCP took a
+ * batch, receive when a tcp_read_sock() call ends (qp_rx.c). So a
+ * completion may show before the FPDUs that made it are counted, and a
+ * batch counts in the counter bound when it ends.
  */
 #include <linux/percpu.h>
 #include <linux/slab.h>
