@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 /*
- * Instructions per FPDU of fpdu.c's framers, the code the data path runs:
+ * Instructions per FPDU of the data path's pure code (fpdu.c's framers,
+ * ddp.c and rdmap.c's header code), as qp_tx.c and qp_rx.c call it:
  * run under callgrind by bench_framer.sh, which counts each phase alone.
  * One phase per run (argv[1]):
  *   tx	 64 KiB RDMA Write messages framed as qp_tx.c frames them: the DDP
@@ -10,12 +11,14 @@
  *   rx	 the same FPDUs decoded as qp_rx.c decodes them: begin (with the
  *	 header read), check, header, DDP and RDMAP checks, the payload
  *	 copied out in pieces cut at 4 KiB target pages, from a source cut
- *	 at 4 KiB (socket buffer fragments mapped a page at a time)
- *	 (the payload copy, glibc's memcpy, counts here)
- *   rx-nopeek	 as rx, the header read apart from ULPDU_Length (as
- *	 before iwtcp_fpdu_rx_begin() brought it along)
+ *	 at 4 KiB (socket buffer fragments mapped a page at a time); the
+ *	 copies are glibc's memcpy (about 220 of rx's instructions per FPDU)
+ *   rx-nopeek	 as rx, the header read apart from ULPDU_Length (about
+ *	 as before iwtcp_fpdu_rx_begin() brought it along)
  * argv[2] "markers" turns markers on. The CRC stays off: the shim's
- * CRC32c is a byte-wise table, not the kernel's.
+ * CRC32c is a byte-wise table, not the kernel's. A user-space build: no
+ * retpolines, return thunks or ftrace entries as in the kernel, and the
+ * counts hold for one compiler and C library: compare trees on one host.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,7 +55,7 @@ static struct bench_sink bs;
 static u32 nfpdu;
 
 /* what TCP would take from the pieces: here, the wire image for rx */
-static u32 __attribute__((noinline)) take(u32 w)
+static u32 __attribute__((noipa)) take(u32 w)
 {
 	u32 i;
 
@@ -83,7 +86,7 @@ static int sink_copy(void *arg, const void *p, u32 len)
 }
 
 /* One message: returns its wire octets (written to @wire for rx) */
-static u32 __attribute__((noinline)) tx_msg(struct iwtcp_fpdu_stream *st,
+static u32 __attribute__((noipa)) tx_msg(struct iwtcp_fpdu_stream *st,
 					     u32 stag)
 {
 	const struct iwtcp_fpdu_sink s = {
@@ -149,7 +152,7 @@ static int src_visit(void *arg, u32 pos, u32 len, iwtcp_fpdu_visit_t fn,
 	return 0;
 }
 
-static u32 __attribute__((noinline)) rx_msg(struct iwtcp_fpdu_stream *st,
+static u32 __attribute__((noipa)) rx_msg(struct iwtcp_fpdu_stream *st,
 					     u32 wlen, bool peek)
 {
 	struct bench_src b = { .len = wlen };

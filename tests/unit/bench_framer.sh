@@ -1,9 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-3-Clause
 #
-# Instructions per FPDU of fpdu.c's framers (bench_framer.c), counted by
-# callgrind: instruction counts do not depend on the machine's load or
-# speed, so this runs anywhere, and two trees compare exactly.
+# Instructions per FPDU of the data path's pure code (bench_framer.c),
+# counted by callgrind: counts do not depend on the machine's load or
+# speed, so two trees built by one compiler and C library compare exactly.
 #	tests/unit/bench_framer.sh BINARY
 set -euo pipefail
 bin=${1:?usage: bench_framer.sh BINARY}
@@ -17,7 +17,8 @@ count() {
 		"$bin" "$1" "$2" >"$tmp/out"
 	callgrind_annotate --inclusive=yes "$tmp/cg" >"$tmp/ann"
 	awk -v f="$3" '$0 ~ ":" f " \\[" { gsub(/,/, "", $1); n = $1 }
-		END { if (n == "") exit 1; print n }' "$tmp/ann"
+		END { if (n == "") exit 1; print n }' "$tmp/ann" ||
+		{ echo "bench_framer: no count for $3 in $1" >&2; exit 1; }
 }
 
 printf "%-8s %-10s %11s %9s\n" markers phase instr/FPDU FPDUs
