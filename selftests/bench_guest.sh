@@ -234,7 +234,7 @@ iwtcp_variants() {
 # O_DIRECT (every read asks the server), 16 I/Os in flight: MB/s and guest
 # CPU per GiB; "randread" also gives IOPS (TEST_iops).
 fio_point() {
-	local t=$1 rw=$2 bs=$3 b0 b1 u0 u1 res kib mbs iops cpu user
+	local t=$1 rw=$2 bs=$3 b0 b1 u0 u1 res kib gib mbs iops cpu user
 
 	b0=$(busy)
 	u0=$(usr)
@@ -249,8 +249,9 @@ fio_point() {
 		printf "%d %.2f %d\n", $6 + $47, ($7 + $48) * 1024 / 1e6, $8 + $49 }' \
 		<<<"$res") || true
 	[[ -n $kib && $kib != 0 ]] || { no_result "$t" "$bs" "$res"; return 0; }
-	cpu=$(per_gib $((b1 - b0)) "$(awk -v k="$kib" 'BEGIN{print k / 2^20}')")
-	user=$(per_gib $((u1 - u0)) "$(awk -v k="$kib" 'BEGIN{print k / 2^20}')")
+	gib=$(awk -v k="$kib" 'BEGIN{print k / 2^20}')
+	cpu=$(per_gib $((b1 - b0)) "$gib")
+	user=$(per_gib $((u1 - u0)) "$gib")
 	bs=$(numfmt --from=iec "${bs^^}")
 	row "$t" "$bs" 1 "$mbs" MB/s "$cpu" "$user"
 	[[ $rw == randread ]] && row "${t}_iops" "$bs" 1 "$iops" IOPS "$cpu" "$user"
