@@ -385,8 +385,8 @@ counters() {
 	done
 	# rping -C 10: at least 10 Sends and 10 RDMA Reads each way
 	(($(delta a tx_fpdus) >= 20))
-	# user QPs transmit from the doorbell, never inline from a kernel
-	# post_send
+	# user QPs transmit from the worker their doorbell queues, never
+	# inline from a kernel post_send
 	for n in a b; do
 		[[ $(delta "$n" tx_inline_fpdus) == 0 ]]
 	done

@@ -102,10 +102,10 @@
  *
  * 9. The socket lock of a connection's TCP socket, taken as its owner
  *    (lock_sock(): holders of 5; the transmitter in tx_push(), in the
- *    worker or the libsiw doorbell; iwtcp_qp_rx_start()) or as its
- *    spinlock (bh_lock_sock(): TCP's softirq receive and timers; the
- *    inline transmitter of a kernel post_send in iwtcp_qp_tx_post(), with
- *    bottom halves disabled). TCP calls the socket callbacks under it;
+ *    worker; iwtcp_qp_rx_start()) or as its spinlock (bh_lock_sock():
+ *    TCP's softirq receive and timers; the inline transmitter of a kernel
+ *    post_send in iwtcp_qp_tx_post(), with bottom halves disabled). TCP
+ *    calls the socket callbacks under it;
  *    so under it: sk_callback_lock (10, read), receive (iwtcp_qp_rx())
  *    and the inline transmitter, with all they take: 12-17, MR lookups
  *    (RCU), queue_work() of the QP's transmit work and the endpoint's
@@ -200,10 +200,10 @@
  *
  * * ``IWTCP_TX_BUSY`` in ``iwtcp_qp.tx_flags``: one transmitter per QP at
  *   a time, and the owner of &struct iwtcp_tx. A lock cannot do it: the
- *   transmitter runs in the worker, in the libsiw doorbell (both sleep in
- *   lock_sock()) and inline in a kernel post_send from any context that
- *   must not wait. So tx_trylock() only tries (test_and_set_bit_lock(),
- *   acquire) and a context that fails leaves ``IWTCP_TX_AGAIN``; the owner
+ *   transmitter runs in the worker (which sleeps in lock_sock()) and
+ *   inline in a kernel post_send from any context that must not wait.
+ *   So tx_trylock() only tries (test_and_set_bit_lock(), acquire) and a
+ *   context that fails leaves ``IWTCP_TX_AGAIN``; the owner
  *   clears BUSY (clear_bit_unlock(), release) and then looks at AGAIN and
  *   queues the work. The full barriers between setting AGAIN and testing
  *   BUSY, and between clearing BUSY and testing AGAIN, guarantee that one

@@ -858,12 +858,12 @@ static int qp_post_kernel(struct iwtcp_qp *qp, const struct ib_send_wr *wr,
  *
  * In RTS kernel work requests go on the SQ ring and the transmitter runs
  * inline when idle, else is queued (qp_tx.c, DOC: Transmit); the
- * doorbell of a user QP runs the transmitter in the caller's context.
+ * doorbell of a user QP queues the transmitter.
  * In ERROR every work request completes at once with a flush status (and
  * the doorbell flushes the user SQ). Other states answer -ENOTCONN.
  *
  * Context: any context for kernel QPs, including hard interrupts; never
- * sleeps then. The doorbell comes in process context and may sleep.
+ * sleeps then. The doorbell comes in process context and never sleeps.
  * Return: 0; -EINVAL for a work request list on a user QP or too many
  * SGEs or inline octets; -EOPNOTSUPP for an opcode the device lacks
  * (atomics, immediate data, memory windows); -ENOMEM when the SQ is full;
@@ -887,7 +887,7 @@ int iwtcp_post_send(struct ib_qp *base_qp, const struct ib_send_wr *wr,
 		}
 		if (state != IWTCP_QP_RTS)
 			return -ENOTCONN;
-		iwtcp_qp_tx_doorbell(qp);
+		iwtcp_qp_tx_kick(qp);
 		return 0;
 	}
 	if (state == IWTCP_QP_RTS)

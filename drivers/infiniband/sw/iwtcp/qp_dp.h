@@ -27,7 +27,6 @@ void iwtcp_sq_done(struct iwtcp_qp *qp, u32 idx, u8 status);
 bool iwtcp_sq_retire_head(struct iwtcp_qp *qp, u8 status);
 void iwtcp_qp_tx_kick(struct iwtcp_qp *qp);
 void iwtcp_qp_tx_work(struct work_struct *work);
-void iwtcp_qp_tx_doorbell(struct iwtcp_qp *qp);
 void iwtcp_qp_tx_post(struct iwtcp_qp *qp);
 void iwtcp_sk_held_enter(void);
 void iwtcp_sk_held_exit(void);

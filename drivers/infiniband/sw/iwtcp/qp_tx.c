@@ -10,8 +10,14 @@
  * One transmitter runs per QP at a time: the context that sets
  * IWTCP_TX_BUSY in @tx_flags. A context that finds it set leaves
  * IWTCP_TX_AGAIN behind, and the owner queues @tx_work when it lets go.
- * - The libsiw doorbell (post_send of a user QP, process context) runs
- *   the transmitter directly.
+ * - The libsiw doorbell (post_send of a user QP) queues @tx_work and
+ *   returns: the poster goes back to posting and polling while the
+ *   worker drains what was posted meanwhile, in larger batches. Run in
+ *   the poster's write() (as siw does, for up to 100 segments), the
+ *   transmitter made the poster carry each message through TCP and, over
+ *   a local path, the peer's receive, one message per system call:
+ *   half the bandwidth at 4 KiB or less (iwtcp-performance.rst, "The
+ *   user doorbell"). The price is a worker's wake-up per idle doorbell.
  * - A kernel post_send runs it inline when the SQ was idle: under the
  *   socket's spinlock, with tcp_sendmsg_locked() and atomic allocations,
  *   for one batch, as net/xfrm/espintcp.c writes to TCP from softirq.
@@ -1197,25 +1203,6 @@ void iwtcp_qp_tx_kick(struct iwtcp_qp *qp)
 	iwtcp_qp_add_ref(&qp->base_qp);
 	if (!queue_work(iwtcp_tx_wq, &qp->tx_work))
 		iwtcp_qp_rem_ref(&qp->base_qp);
-}
-
-/**
- * iwtcp_qp_tx_doorbell() - run the transmitter in the caller's context
- * @qp: a user QP whose doorbell rang
- *
- * If another context transmits already, it will see the new elements.
- *
- * Context: process context (the uverbs post_send command).
- */
-void iwtcp_qp_tx_doorbell(struct iwtcp_qp *qp)
-{
-	might_sleep();
-	if (!tx_trylock(qp))
-		return;
-	/* pairs with iwtcp_qp_tx_init() */
-	if (smp_load_acquire(&qp->tx))
-		tx_run(qp);
-	tx_unlock(qp);
 }
 
 /* Per CPU: iwtcp holds a socket's spinlock here (receive, inline run). */
