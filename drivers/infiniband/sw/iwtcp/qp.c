@@ -276,6 +276,8 @@ static bool qp_flush_ring(struct iwtcp_qp *qp, struct iwtcp_ring *ring,
 		 * before its completion shows (iwtcp_sq_retire_head()).
 		 */
 		smp_store_release(&e->flags, 0);
+		/* full barrier before the next VALID read: iwtcp_sq_retire_head() */
+		smp_mb();
 		ring->get++;
 		if (iwtcp_cq_push(cq, &wc) > 0)
 			notify = true;
