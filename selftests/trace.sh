@@ -113,7 +113,9 @@ connection() {
 }
 
 # rping's Sends and Reads: transmit and receive batches on both devices,
-# each of at least one FPDU and more wire octets than FPDU headers.
+# each of at least one FPDU and more wire octets than FPDU headers; every
+# transmit batch written by a worker, none by rping itself (the libsiw
+# doorbell queues the transmitter: DOC: Transmit).
 batches() {
 	local rc=0 spid
 
@@ -134,6 +136,11 @@ batches() {
 	seen 'iwtcp_rx_batch: dev=iwtcp_b qpn=[0-9]+ fpdus=[1-9][0-9]* octets=[0-9]+'
 	# a 1000-octet rping buffer travels in FPDUs of more than 1000 octets
 	seen 'iwtcp_rx_batch: .* octets=(1[0-9]{3}|[2-9][0-9]{3}|[0-9]{5,})$'
+	seen '^ *kworker/[^ ]+ .* iwtcp_tx_batch: dev=iwtcp_a '
+	if grep -E '^ *rping-[0-9]+ .* iwtcp_tx_batch: ' "$out/trace" >&2; then
+		echo "# rping's own system call wrote a transmit batch" >&2
+		return 1
+	fi
 }
 
 # RFC 6581 9.2: no RTR type in common; the initiator's TERM 0x07 (layer
