@@ -275,9 +275,7 @@ static bool qp_flush_ring(struct iwtcp_qp *qp, struct iwtcp_ring *ring,
 		 * Hand the element back after its fields were read, and
 		 * before its completion shows (iwtcp_sq_retire_head()).
 		 */
-		smp_store_release(&e->flags, 0);
-		/* full barrier before the next VALID read: iwtcp_sq_retire_head() */
-		smp_mb();
+		iwtcp_ring_hand_back(&e->flags);
 		ring->get++;
 		if (iwtcp_cq_push(cq, &wc) > 0)
 			notify = true;

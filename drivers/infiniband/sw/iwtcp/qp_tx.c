@@ -224,13 +224,7 @@ bool iwtcp_sq_retire_head(struct iwtcp_qp *qp, u8 status)
 	 * (libsiw refuses an element still VALID). The fields were read
 	 * when it started; @slot keeps what the completion needs.
 	 */
-	smp_store_release(&sqe->flags, 0);
-	/*
-	 * Full barrier (siw ABI): libsiw stores the next element's VALID and
-	 * then reads this one's to decide on a doorbell; our next VALID read
-	 * must not pass this clear, or an element waits with no doorbell.
-	 */
-	smp_mb();
+	iwtcp_ring_hand_back(&sqe->flags);
 	qp->sq.get++;
 	if ((slot->signalled || status != SIW_WC_SUCCESS) &&
 	    iwtcp_cq_push(to_iwtcp_cq(qp->base_qp.send_cq), &wc) > 0)

@@ -19,4 +19,26 @@ static inline void *iwtcp_ring_slot(const struct iwtcp_ring *ring,
 	return ring->queue + (size_t)(idx & (ring->size - 1)) * elem_size;
 }
 
+/**
+ * iwtcp_ring_hand_back() - give a user ring's element back to its producer
+ * @flags: the element's flags word (VALID set by the producer)
+ *
+ * The release orders the reads of the element's fields before the clear:
+ * the producer may fill the element again at once. The full barrier
+ * orders the clear before the caller's next VALID read: libsiw stores a
+ * new element's VALID and then reads the previous one's to decide on a
+ * doorbell, the kernel clears one and then reads the next VALID (store
+ * buffering: both sides need a full barrier; siw uses smp_store_mb()).
+ * siw ABI contract, "Shared rings".
+ *
+ * Context: any; the caller owns the element (its ring's lock held).
+ */
+static inline void iwtcp_ring_hand_back(u16 *flags)
+{
+	/* the element's fields were read before the producer sees it free */
+	smp_store_release(flags, 0);
+	/* the clear before the caller's next VALID read (store buffering) */
+	smp_mb();
+}
+
 #endif /* IWTCP_RING_H */
