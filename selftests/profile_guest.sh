@@ -21,9 +21,12 @@
 # CASE.dso (by module), CASE.callers (the call chains into the
 # CRC routines), CASE.busy (guest busy jiffies and the octets veth_a sent
 # meanwhile, or received for the NFS reads, headers included: guest CPU
-# seconds per GiB on the wire) and CASE.data (the samples, for a closer
-# look: perf report -i CASE.data --kallsyms OUTDIR/kallsyms). The
-# two ends are stopped after the window.
+# seconds per GiB on the wire), CASE.threads (the threads that ran most
+# in the window, CPU seconds from schedstat: a softirq counts to the
+# thread it interrupted) and CASE.data (the samples, for a closer look:
+# perf report -i CASE.data --kallsyms OUTDIR/kallsyms). perf's events are
+# on exactly for the window of CASE.busy and CASE.threads. The two ends
+# are stopped after the window.
 
 set -euo pipefail
 
@@ -76,17 +79,52 @@ report() {
 	mv "$data" "$out/$c.data"
 }
 
-# sample CASE DIR: perf around PROFILE_SECS seconds of whatever runs now;
-# CASE.busy counts the octets veth_a sent (DIR tx) or received (rx).
-sample() {
-	local c=$1 dir=$2 b0 b1 o0 o1 t0 t1
+# threads: CPU nanoseconds each thread has run so far ("TID COMM NS"),
+# from schedstat, with builtins only (a fork per thread would be profiled)
+threads() {
+	local f t rt comm
 
+	for f in /proc/[0-9]*/task/[0-9]*/schedstat; do
+		t=${f%/schedstat}
+		read -r rt _ <"$f" 2>/dev/null || continue
+		read -r comm <"$t/comm" 2>/dev/null || continue
+		echo "${t##*/} ${comm// /_} $rt"
+	done | sort
+}
+
+# perf_ready CASE: perf recording with its events off, set up and
+# listening on a control FIFO before the workload starts: under load its
+# set-up took longer than a workload's 40 s, and a window opened "in a
+# moment" missed the workload (2026-12-04).
+perf_ready() {
+	local c=$1 ctl=/tmp/profile-ctl ack=/tmp/profile-ack
+
+	rm -f "$ctl" "$ack"
+	mkfifo "$ctl" "$ack"
 	# the guest's own tmpfs: writing it to OUTDIR (9p) would be profiled
-	perf record -q -a -g -B -N -e cpu-clock -F 499 -o "/tmp/profile-$c.data" \
-		-- sleep "$((secs + 1))" >/dev/null 2>&1 &
-	local perf=$!
-	# CPU and octets inside the samples' window, not perf's own wind-up
-	sleep 0.5
+	perf record -q -a -g -B -N -e cpu-clock -F 499 -D -1 \
+		--control "fifo:$ctl,$ack" -o "/tmp/profile-$c.data" \
+		>/dev/null 2>&1 &
+	perf_pid=$!
+	# read-write opens never block, should perf fail before opening them
+	exec {perf_cfd}<>"$ctl" {perf_afd}<>"$ack"
+	# an acknowledged no-op: perf is set up and reads its FIFO
+	echo disable >&"$perf_cfd"
+	read -r -t 300 -u "$perf_afd" _ ||
+		echo "profile_guest: perf not ready ($c)" >&2
+}
+
+# sample CASE DIR: perf_ready's perf on for PROFILE_SECS seconds of
+# whatever runs now; CASE.busy counts the octets veth_a sent (DIR tx) or
+# received (rx), CASE.threads the CPU seconds of each thread, both in the
+# same window.
+sample() {
+	local c=$1 dir=$2 b0 b1 o0 o1 t0 t1 u0 u1
+
+	echo enable >&"$perf_cfd"
+	read -r -t 60 -u "$perf_afd" _ || true
+	read -r u0 _ </proc/uptime
+	threads >"/tmp/profile-$c.threads0"
 	b0=$(busy)
 	o0=$(wire_octets "$dir")
 	t0=$SECONDS
@@ -94,12 +132,26 @@ sample() {
 	b1=$(busy)
 	o1=$(wire_octets "$dir")
 	t1=$SECONDS
-	wait "$perf" || true
+	threads >"/tmp/profile-$c.threads1"
+	read -r u1 _ </proc/uptime
+	echo disable >&"$perf_cfd"
+	read -r -t 60 -u "$perf_afd" _ || true
+	kill -INT "$perf_pid" 2>/dev/null || true
+	wait "$perf_pid" || true
+	exec {perf_cfd}>&- {perf_afd}>&-
+	rm -f /tmp/profile-ctl /tmp/profile-ack
 	awk -v b=$((b1 - b0)) -v o=$((o1 - o0)) -v s=$((t1 - t0)) \
 		-v h="$(getconf CLK_TCK)" 'BEGIN {
 		printf "busy_s %.2f wire_octets %.0f seconds %d MB/s %.1f cpu_s_per_gib %.2f\n",
 			b / h, o, s, o / s / 1e6, o ? b / h / (o / 2^30) : 0 }' \
 		>"$out/$c.busy"
+	# the threads that ran most, CPU seconds and share of the snapshots'
+	# window (the first's start to the second's end: under load a
+	# snapshot takes a second or more)
+	join "/tmp/profile-$c.threads0" "/tmp/profile-$c.threads1" |
+		awk -v s="$(awk -v a="$u0" -v b="$u1" 'BEGIN {print b - a}')" '{ d = ($5 - $3) / 1e9
+			if (d >= 0.01) printf "%7.2f s %5.1f%%  %s\n", d, s ? 100 * d / s : 0, $2 }' |
+		sort -rn | head -n 15 >"$out/$c.threads"
 }
 
 # profile CASE SERVER-CMD... -- CLIENT-CMD...: both ends, perf around the
@@ -115,6 +167,7 @@ profile() {
 	shift
 	cli_cmd=("$@")
 	port=$((port + 1))
+	perf_ready "$c"
 	timeout 120 ip netns exec "$ns2" "${srv_cmd[@]}" -p "$port" \
 		>"$out/$c.server" 2>&1 &
 	local srv=$!
@@ -138,6 +191,7 @@ nfs_case() {
 
 	nfs_mount 4.2 "$tr"
 	nfs_layout "$mnt/profile"
+	perf_ready "$c"
 	timeout -k 10 120 fio --direct=1 --ioengine=libaio --iodepth=16 --bs=1m \
 		--rw=read --size=256m --runtime="$long" --time_based \
 		--filename="$mnt/profile" --name="$c" >"$out/$c.client" 2>&1 &
