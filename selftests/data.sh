@@ -43,7 +43,7 @@ bg_server() {
 	local log=$1
 
 	shift
-	timeout 300 ip netns exec "$ns2" "$@" >"$log" 2>&1 &
+	timeout $((300 * IWTCP_SLOW)) ip netns exec "$ns2" "$@" >"$log" 2>&1 &
 	server_pid=$!
 }
 
@@ -62,7 +62,7 @@ rping_v() {
 	bg_server "$out/rping_s" rping -s -a 192.0.2.2 -p "$port" -C "$2" \
 		-S "$1" -V
 	wait_listen
-	timeout 120 ip netns exec "$ns1" rping -c -a 192.0.2.2 -p "$port" \
+	timeout $((120 * IWTCP_SLOW)) ip netns exec "$ns1" rping -c -a 192.0.2.2 -p "$port" \
 		-C "$2" -S "$1" -V
 	server_done "$out/rping_s"
 }
@@ -94,7 +94,7 @@ ucmatose_run() {
 	next_port
 	bg_server "$out/ucma_s" ucmatose -p "$port" -C 10 -S 4000
 	wait_listen
-	timeout 120 ip netns exec "$ns1" ucmatose -s 192.0.2.2 -p "$port" \
+	timeout $((120 * IWTCP_SLOW)) ip netns exec "$ns1" ucmatose -s 192.0.2.2 -p "$port" \
 		-C 10 -S 4000
 	server_done "$out/ucma_s"
 }
@@ -120,7 +120,7 @@ perf() {
 	next_port
 	bg_server "$out/perf_s" "${perf_server[@]}" "$tool" -F -R -p "$port" "$@"
 	wait_listen
-	timeout 300 ip netns exec "$ns1" "$tool" -F -R -p "$port" "$@" 192.0.2.2 \
+	timeout $((300 * IWTCP_SLOW)) ip netns exec "$ns1" "$tool" -F -R -p "$port" "$@" 192.0.2.2 \
 		>"$out/perf_c" 2>&1 || { show_log client "$out/perf_c"; return 1; }
 	server_done "$out/perf_s"
 	grep -A40 '#bytes' "$out/perf_c" | grep -E '^ *[0-9]' | sed 's/^/# /' >&2
@@ -164,7 +164,7 @@ dp() {
 	next_port
 	bg_server "$out/dp_s" "$DP_TEST" server 192.0.2.2 "$port" "$1"
 	wait_listen
-	timeout 300 ip netns exec "$ns1" "$DP_TEST" client 192.0.2.2 "$port" \
+	timeout $((300 * IWTCP_SLOW)) ip netns exec "$ns1" "$DP_TEST" client 192.0.2.2 "$port" \
 		"$1" >"$out/dp_c" 2>&1 || { cat "$out/dp_c" >&2; return 1; }
 	sed 's/^/# /' "$out/dp_c" >&2
 	server_done "$out/dp_s"
@@ -326,7 +326,7 @@ last_send_after_abort() {
 	next_port
 	bg_server "$out/dp_s" "$DP_TEST" server 192.0.2.2 "$port" last_send
 	wait_listen || rc=1
-	timeout 300 ip netns exec "$ns1" "$DP_TEST" client 192.0.2.2 "$port" \
+	timeout $((300 * IWTCP_SLOW)) ip netns exec "$ns1" "$DP_TEST" client 192.0.2.2 "$port" \
 		last_send >"$out/dp_c" 2>&1 &
 	client=$!
 	server_done "$out/dp_s" || rc=1
@@ -352,7 +352,7 @@ others_keep_running() {
 		-S 2000 -V
 	local rserver=$server_pid
 	wait_listen
-	timeout 300 ip netns exec "$ns1" rping -c -a 192.0.2.2 -p "$rport" \
+	timeout $((300 * IWTCP_SLOW)) ip netns exec "$ns1" rping -c -a 192.0.2.2 -p "$rport" \
 		-C 200 -S 2000 -V >"$out/rping_c" 2>&1 &
 	local rclient=$!
 	dp bad_rkey

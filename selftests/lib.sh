@@ -352,7 +352,7 @@ hosts_no_refusals() {
 
 # IWTCP_SLOW: how many times slower than Debian's kernel under TCG the
 # guest's kernel is; the time limits of cases that wait on many
-# connections grow with it (make check-debug sets 4).
+# connections or move much data grow with it (make check-debug sets 4).
 IWTCP_SLOW=${IWTCP_SLOW:-1}
 
 # ports_from BASE: next_port then sets $port to BASE+1, BASE+2, ... Cases
