@@ -62,8 +62,8 @@ rping_v() {
 	bg_server "$out/rping_s" rping -s -a 192.0.2.2 -p "$port" -C "$2" \
 		-S "$1" -V
 	wait_listen
-	timeout $((120 * IWTCP_SLOW)) ip netns exec "$ns1" rping -c -a 192.0.2.2 -p "$port" \
-		-C "$2" -S "$1" -V
+	timeout $((120 * IWTCP_SLOW)) ip netns exec "$ns1" \
+		rping -c -a 192.0.2.2 -p "$port" -C "$2" -S "$1" -V
 	server_done "$out/rping_s"
 }
 
@@ -94,8 +94,8 @@ ucmatose_run() {
 	next_port
 	bg_server "$out/ucma_s" ucmatose -p "$port" -C 10 -S 4000
 	wait_listen
-	timeout $((120 * IWTCP_SLOW)) ip netns exec "$ns1" ucmatose -s 192.0.2.2 -p "$port" \
-		-C 10 -S 4000
+	timeout $((120 * IWTCP_SLOW)) ip netns exec "$ns1" \
+		ucmatose -s 192.0.2.2 -p "$port" -C 10 -S 4000
 	server_done "$out/ucma_s"
 }
 
@@ -120,8 +120,9 @@ perf() {
 	next_port
 	bg_server "$out/perf_s" "${perf_server[@]}" "$tool" -F -R -p "$port" "$@"
 	wait_listen
-	timeout $((300 * IWTCP_SLOW)) ip netns exec "$ns1" "$tool" -F -R -p "$port" "$@" 192.0.2.2 \
-		>"$out/perf_c" 2>&1 || { show_log client "$out/perf_c"; return 1; }
+	timeout $((300 * IWTCP_SLOW)) ip netns exec "$ns1" \
+		"$tool" -F -R -p "$port" "$@" 192.0.2.2 >"$out/perf_c" 2>&1 ||
+		{ show_log client "$out/perf_c"; return 1; }
 	server_done "$out/perf_s"
 	grep -A40 '#bytes' "$out/perf_c" | grep -E '^ *[0-9]' | sed 's/^/# /' >&2
 }
@@ -164,8 +165,9 @@ dp() {
 	next_port
 	bg_server "$out/dp_s" "$DP_TEST" server 192.0.2.2 "$port" "$1"
 	wait_listen
-	timeout $((300 * IWTCP_SLOW)) ip netns exec "$ns1" "$DP_TEST" client 192.0.2.2 "$port" \
-		"$1" >"$out/dp_c" 2>&1 || { cat "$out/dp_c" >&2; return 1; }
+	timeout $((300 * IWTCP_SLOW)) ip netns exec "$ns1" \
+		"$DP_TEST" client 192.0.2.2 "$port" "$1" >"$out/dp_c" 2>&1 ||
+		{ cat "$out/dp_c" >&2; return 1; }
 	sed 's/^/# /' "$out/dp_c" >&2
 	server_done "$out/dp_s"
 	grep -q "dp_test server $1: ok" "$out/dp_s"
@@ -326,8 +328,8 @@ last_send_after_abort() {
 	next_port
 	bg_server "$out/dp_s" "$DP_TEST" server 192.0.2.2 "$port" last_send
 	wait_listen || rc=1
-	timeout $((300 * IWTCP_SLOW)) ip netns exec "$ns1" "$DP_TEST" client 192.0.2.2 "$port" \
-		last_send >"$out/dp_c" 2>&1 &
+	timeout $((300 * IWTCP_SLOW)) ip netns exec "$ns1" \
+		"$DP_TEST" client 192.0.2.2 "$port" last_send >"$out/dp_c" 2>&1 &
 	client=$!
 	server_done "$out/dp_s" || rc=1
 	drops=$(tc -s -n "$ns2" filter show dev veth_b egress pref 10 |
@@ -352,8 +354,9 @@ others_keep_running() {
 		-S 2000 -V
 	local rserver=$server_pid
 	wait_listen
-	timeout $((300 * IWTCP_SLOW)) ip netns exec "$ns1" rping -c -a 192.0.2.2 -p "$rport" \
-		-C 200 -S 2000 -V >"$out/rping_c" 2>&1 &
+	timeout $((300 * IWTCP_SLOW)) ip netns exec "$ns1" \
+		rping -c -a 192.0.2.2 -p "$rport" -C 200 -S 2000 -V \
+		>"$out/rping_c" 2>&1 &
 	local rclient=$!
 	dp bad_rkey
 	server_pid=$rserver

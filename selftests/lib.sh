@@ -372,7 +372,8 @@ next_port() {
 # show there too). A python peer may take over 10 s to start on a loaded
 # emulated guest; the wait ends as soon as the port listens.
 wait_listen() {
-	wait_for 30 bash -c "ip netns exec $ns2 ss -ltnH | grep -q ':$port '"
+	wait_for $((30 * IWTCP_SLOW)) \
+		bash -c "ip netns exec $ns2 ss -ltnH | grep -q ':$port '"
 }
 
 # Both devices get the same setting: set_both FILE VALUE
