@@ -20,16 +20,19 @@ static inline void *iwtcp_ring_slot(const struct iwtcp_ring *ring,
 }
 
 /**
- * iwtcp_ring_hand_back() - give a user ring's element back to its producer
+ * iwtcp_ring_hand_back() - give an SQ element back to its producer
  * @flags: the element's flags word (VALID set by the producer)
  *
  * The release orders the reads of the element's fields before the clear:
  * the producer may fill the element again at once. The full barrier
- * orders the clear before the caller's next VALID read: libsiw stores a
- * new element's VALID and then reads the previous one's to decide on a
- * doorbell, the kernel clears one and then reads the next VALID (store
- * buffering: both sides need a full barrier; siw uses smp_store_mb()).
- * siw ABI contract, "Shared rings".
+ * orders the clear before the kernel's next VALID read of the ring (the
+ * caller's, or the transmitter's it kicks): libsiw stores a new element's
+ * VALID and then reads the previous one's to decide on a doorbell, the
+ * kernel clears one and then reads the next VALID (store buffering: both
+ * sides need a full barrier; smp_store_mb(), siw's, would not order the
+ * field reads before the clear). siw ABI contract, "Shared rings". Only
+ * the SQ has a doorbell: receive hands RQ elements back with the release
+ * alone (rx_pop_rqe()); a flush of either ring uses this helper.
  *
  * Context: any; the caller owns the element (its ring's lock held).
  */
