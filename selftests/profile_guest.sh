@@ -21,12 +21,13 @@
 # CASE.dso (by module), CASE.callers (the call chains into the
 # CRC routines), CASE.busy (guest busy jiffies and the octets veth_a sent
 # meanwhile, or received for the NFS reads, headers included: guest CPU
-# seconds per GiB on the wire), CASE.threads (the threads that ran most
-# in the window, CPU seconds from schedstat: a softirq counts to the
-# thread it interrupted) and CASE.data (the samples, for a closer look:
-# perf report -i CASE.data --kallsyms OUTDIR/kallsyms). perf's events are
-# on exactly for the window of CASE.busy and CASE.threads. The two ends
-# are stopped after the window.
+# seconds per GiB on the wire), CASE.threads (the threads that ran most,
+# CPU seconds from schedstat and % of one CPU: a softirq counts to the
+# thread it interrupted), CASE.perf.log (perf's messages) and CASE.data
+# (the samples, for a closer look: perf report -i CASE.data --kallsyms
+# OUTDIR/kallsyms). perf's events are on exactly for the window of
+# CASE.busy; the thread snapshots are taken just outside it. The two
+# ends are stopped after the window.
 
 set -euo pipefail
 
@@ -86,10 +87,10 @@ threads() {
 
 	for f in /proc/[0-9]*/task/[0-9]*/schedstat; do
 		t=${f%/schedstat}
-		read -r rt _ <"$f" 2>/dev/null || continue
-		read -r comm <"$t/comm" 2>/dev/null || continue
-		echo "${t##*/} ${comm// /_} $rt"
-	done | sort
+		read -r rt _ 2>/dev/null <"$f" || continue
+		read -r comm 2>/dev/null <"$t/comm" || continue
+		echo "${t##*/} ${comm//[[:space:]]/_} $rt"
+	done
 }
 
 # perf_ready CASE: perf recording with its events off, set up and
@@ -104,14 +105,25 @@ perf_ready() {
 	# the guest's own tmpfs: writing it to OUTDIR (9p) would be profiled
 	perf record -q -a -g -B -N -e cpu-clock -F 499 -D -1 \
 		--control "fifo:$ctl,$ack" -o "/tmp/profile-$c.data" \
-		>/dev/null 2>&1 &
+		>"$out/$c.perf.log" 2>&1 &
 	perf_pid=$!
+	_tracked_pids+=("$perf_pid")
 	# read-write opens never block, should perf fail before opening them
 	exec {perf_cfd}<>"$ctl" {perf_afd}<>"$ack"
 	# an acknowledged no-op: perf is set up and reads its FIFO
 	echo disable >&"$perf_cfd"
-	read -r -t 300 -u "$perf_afd" _ ||
-		echo "profile_guest: perf not ready ($c)" >&2
+	if ! read -r -t 300 -u "$perf_afd" _; then
+		echo "profile_guest: perf not ready ($c, $out/$c.perf.log)" >&2
+		kill -0 "$perf_pid" 2>/dev/null || return 1
+	fi
+}
+
+# perf_stop: perf_ready's perf ends and writes its samples
+perf_stop() {
+	kill -INT "$perf_pid" 2>/dev/null || true
+	wait "$perf_pid" || true
+	exec {perf_cfd}>&- {perf_afd}>&-
+	rm -f /tmp/profile-ctl /tmp/profile-ack
 }
 
 # sample CASE DIR: perf_ready's perf on for PROFILE_SECS seconds of
@@ -121,37 +133,36 @@ perf_ready() {
 sample() {
 	local c=$1 dir=$2 b0 b1 o0 o1 t0 t1 u0 u1
 
-	echo enable >&"$perf_cfd"
-	read -r -t 60 -u "$perf_afd" _ || true
+	# the thread snapshots take a second or more under load: outside
+	# perf's window, inside their own (u0 to u1)
 	read -r u0 _ </proc/uptime
 	threads >"/tmp/profile-$c.threads0"
+	echo enable >&"$perf_cfd"
+	read -r -t 60 -u "$perf_afd" _ || true
+	read -r t0 _ </proc/uptime
 	b0=$(busy)
 	o0=$(wire_octets "$dir")
-	t0=$SECONDS
 	sleep "$secs"
 	b1=$(busy)
 	o1=$(wire_octets "$dir")
-	t1=$SECONDS
-	threads >"/tmp/profile-$c.threads1"
-	read -r u1 _ </proc/uptime
+	read -r t1 _ </proc/uptime
 	echo disable >&"$perf_cfd"
 	read -r -t 60 -u "$perf_afd" _ || true
-	kill -INT "$perf_pid" 2>/dev/null || true
-	wait "$perf_pid" || true
-	exec {perf_cfd}>&- {perf_afd}>&-
-	rm -f /tmp/profile-ctl /tmp/profile-ack
-	awk -v b=$((b1 - b0)) -v o=$((o1 - o0)) -v s=$((t1 - t0)) \
-		-v h="$(getconf CLK_TCK)" 'BEGIN {
-		printf "busy_s %.2f wire_octets %.0f seconds %d MB/s %.1f cpu_s_per_gib %.2f\n",
-			b / h, o, s, o / s / 1e6, o ? b / h / (o / 2^30) : 0 }' \
-		>"$out/$c.busy"
-	# the threads that ran most, CPU seconds and share of the snapshots'
-	# window (the first's start to the second's end: under load a
-	# snapshot takes a second or more)
-	join "/tmp/profile-$c.threads0" "/tmp/profile-$c.threads1" |
-		awk -v s="$(awk -v a="$u0" -v b="$u1" 'BEGIN {print b - a}')" '{ d = ($5 - $3) / 1e9
-			if (d >= 0.01) printf "%7.2f s %5.1f%%  %s\n", d, s ? 100 * d / s : 0, $2 }' |
-		sort -rn | head -n 15 >"$out/$c.threads"
+	threads >"/tmp/profile-$c.threads1"
+	read -r u1 _ </proc/uptime
+	perf_stop
+	awk -v b=$((b1 - b0)) -v o=$((o1 - o0)) -v s="$t0" -v e="$t1" \
+		-v h="$(getconf CLK_TCK)" 'BEGIN { s = e - s
+		printf "busy_s %.2f wire_octets %.0f seconds %.1f", b / h, o, s
+		printf " MB/s %.1f cpu_s_per_gib %.2f\n", o / s / 1e6,
+			o ? b / h / (o / 2^30) : 0 }' >"$out/$c.busy"
+	# the threads that ran most: CPU seconds, % of one CPU over u0..u1
+	awk -v s="$u0" -v e="$u1" 'NR == FNR { t0[$1] = $3; next }
+		$1 in t0 { d = ($3 - t0[$1]) / 1e9
+			if (d >= 0.01)
+				printf "%7.2f s %5.1f%%  %s\n", d, 100 * d / (e - s), $2 }' \
+		"/tmp/profile-$c.threads0" "/tmp/profile-$c.threads1" |
+		sort -rn | head -n 15 >"$out/$c.threads" || true
 }
 
 # profile CASE SERVER-CMD... -- CLIENT-CMD...: both ends, perf around the
