@@ -21,7 +21,8 @@
 # CASE.dso (by module), CASE.callers (the call chains into the
 # CRC routines), CASE.busy (guest busy jiffies and the octets veth_a sent
 # meanwhile, or received for the NFS reads, headers included: guest CPU
-# seconds per GiB on the wire), CASE.threads (the threads that ran most,
+# seconds per GiB on the wire; not_idle_s, wall time less idle, beside
+# the busy ticks), CASE.threads (the threads that ran most,
 # CPU seconds from schedstat and % of one CPU: a softirq counts to the
 # thread it interrupted), CASE.perf.log (perf's messages) and CASE.data
 # (the samples, for a closer look: perf report -i CASE.data --kallsyms
@@ -45,6 +46,16 @@ mkdir -p "$out"
 
 busy() {
 	awk '/^cpu /{print $2 + $3 + $4 + $7 + $8 + $9}' /proc/stat
+}
+
+# not_idle: the same from the other side, in jiffies: wall time of all
+# CPUs (/proc/uptime) less their idle and iowait, which NO_HZ measures
+# by the clock; the busy fields count ticks, one per tick handled
+not_idle() {
+	awk -v h="$(getconf CLK_TCK)" '/^cpu / { idle = $5 + $6 }
+		/^cpu[0-9]/ { n++ }
+		FILENAME == "/proc/uptime" { printf "%.0f\n", $1 * h * n - idle }' \
+		/proc/stat /proc/uptime
 }
 
 # wire_octets tx|rx: octets veth_a (ns1's end) sent or received so far
@@ -131,7 +142,7 @@ perf_stop() {
 # received (rx), CASE.threads the CPU seconds of each thread, both in the
 # same window.
 sample() {
-	local c=$1 dir=$2 b0 b1 o0 o1 t0 t1 u0 u1
+	local c=$1 dir=$2 b0 b1 o0 o1 t0 t1 u0 u1 n0 n1
 
 	# the thread snapshots take a second or more under load: outside
 	# perf's window, inside their own (u0 to u1)
@@ -141,9 +152,11 @@ sample() {
 	read -r -t 60 -u "$perf_afd" _ || true
 	read -r t0 _ </proc/uptime
 	b0=$(busy)
+	n0=$(not_idle)
 	o0=$(wire_octets "$dir")
 	sleep "$secs"
 	b1=$(busy)
+	n1=$(not_idle)
 	o1=$(wire_octets "$dir")
 	read -r t1 _ </proc/uptime
 	echo disable >&"$perf_cfd"
@@ -152,10 +165,11 @@ sample() {
 	read -r u1 _ </proc/uptime
 	perf_stop
 	awk -v b=$((b1 - b0)) -v o=$((o1 - o0)) -v s="$t0" -v e="$t1" \
-		-v h="$(getconf CLK_TCK)" 'BEGIN { s = e - s
+		-v n=$((n1 - n0)) -v h="$(getconf CLK_TCK)" 'BEGIN { s = e - s
 		printf "busy_s %.2f wire_octets %.0f seconds %.1f", b / h, o, s
-		printf " MB/s %.1f cpu_s_per_gib %.2f\n", o / s / 1e6,
-			o ? b / h / (o / 2^30) : 0 }' >"$out/$c.busy"
+		printf " MB/s %.1f cpu_s_per_gib %.2f", o / s / 1e6,
+			o ? b / h / (o / 2^30) : 0
+		printf " not_idle_s %.2f\n", n / h }' >"$out/$c.busy"
 	# the threads that ran most: CPU seconds, % of one CPU over u0..u1
 	awk -v s="$u0" -v e="$u1" 'NR == FNR { t0[$1] = $3; next }
 		$1 in t0 { d = ($3 - t0[$1]) / 1e9
