@@ -40,7 +40,7 @@ static inline void iwtcp_ring_hand_back(u16 *flags)
 {
 	/* the element's fields were read before the producer sees it free */
 	smp_store_release(flags, 0);
-	/* the clear before the caller's next VALID read (store buffering) */
+	/* the clear before the kernel's next VALID read (store buffering) */
 	smp_mb();
 }
 
