@@ -115,7 +115,9 @@ connection() {
 # rping's Sends and Reads: transmit and receive batches on both devices,
 # each of at least one FPDU and more wire octets than FPDU headers; every
 # transmit batch written by a worker, none by rping itself (the libsiw
-# doorbell queues the transmitter: DOC: Transmit).
+# doorbell queues the transmitter: DOC: Transmit); every receive batch
+# read by a worker with bottom halves off, none in a softirq (TCP's
+# data-ready callback queues the receive work: DOC: Receive).
 batches() {
 	local rc=0 spid
 
@@ -139,6 +141,12 @@ batches() {
 	seen '^ *kworker/[^ ]+ .* iwtcp_tx_batch: dev=iwtcp_a '
 	if grep -E '^ *rping-[0-9]+ .* iwtcp_tx_batch: ' "$out/trace" >&2; then
 		echo "# rping's own system call wrote a transmit batch" >&2
+		return 1
+	fi
+	# the flags column: irqs-off/BH-off, need-resched, hardirq/softirq
+	if grep -E ' iwtcp_rx_batch: ' "$out/trace" |
+		grep -Ev '^ *kworker/[^ ]+ +\[[0-9]+\] b[^ ][.]' >&2; then
+		echo "# a receive batch ran outside the receive work" >&2
 		return 1
 	fi
 }

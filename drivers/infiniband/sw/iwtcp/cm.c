@@ -268,7 +268,7 @@ static void cm_sk_event(struct sock *sk)
 }
 
 /*
- * Data arrived: the QP's receive path takes it once the connection runs,
+ * Data arrived: the QP's receive work takes it once the connection runs,
  * else the endpoint's work handler (start-up frames).
  * Context: softirq or process context, socket locked.
  */
@@ -280,7 +280,7 @@ static void cm_sk_data_ready(struct sock *sk)
 	read_lock_bh(&sk->sk_callback_lock);
 	cep = sk->sk_user_data;
 	if (cep && cep->dp)
-		iwtcp_qp_rx(cep->qp, sk);
+		iwtcp_qp_rx_kick(cep->qp);
 	else if (cep)
 		cep_queue(cep);
 	read_unlock_bh(&sk->sk_callback_lock);
@@ -710,7 +710,8 @@ static int cep_start_data_path(struct iwtcp_cep *cep, u8 rtr_sent,
 	cep->dp = true;
 	sk->sk_write_space = cm_sk_write_space;
 	write_unlock_bh(&sk->sk_callback_lock);
-	iwtcp_qp_rx_start(cep->qp);
+	/* what arrived before the callback moved */
+	iwtcp_qp_rx_kick(cep->qp);
 	iwtcp_qp_tx_kick(cep->qp);
 	return 0;
 }

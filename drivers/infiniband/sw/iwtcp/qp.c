@@ -158,6 +158,7 @@ static void qp_init(struct iwtcp_qp *qp, struct ib_qp_init_attr *attr)
 	spin_lock_init(&qp->orq_lock);
 	spin_lock_init(&qp->irq_lock);
 	INIT_WORK(&qp->tx_work, iwtcp_qp_tx_work);
+	INIT_WORK(&qp->rx_work, iwtcp_qp_rx_work);
 	init_irq_work(&qp->ev_work, qp_event_work);
 	qp->state = IWTCP_QP_IDLE;
 	/* the verbs' Idle: INIT, as siw and the iWARP RNICs report it */

@@ -7,10 +7,18 @@
 /**
  * DOC: Receive
  *
- * Receive runs in the socket's data-ready callback (softirq, or the
- * process releasing the socket lock) through tcp_read_sock(), and once in
- * process context when the connection starts. It holds the socket lock,
- * which serialises it.
+ * Receive runs in a work item of its own (``rx_work`` on the unbound
+ * iwtcp_rx queue) through tcp_read_sock(), as the owner of the socket
+ * lock (lock_sock()), which serialises it. The socket's data-ready
+ * callback only queues it (iwtcp_qp_rx_kick()), as does the start of the
+ * data path for what arrived before. So TCP's softirq no longer carries
+ * the CRC check and the placement: they run on whichever CPU is free (on
+ * veth, where the receive softirq runs in the sender's context, beside
+ * the sender rather than in it; measured in iwtcp-performance.rst).
+ * Segments that arrive while the work owns the socket wait in its
+ * backlog; release_sock() processes them, and their data-ready callback
+ * queues the work again. The kernel's other TCP ULPs receive the same
+ * way (nvme-tcp's io_work, sunrpc's receive on xprtiod).
  *
  * An FPDU is processed only when all of it is in the socket's receive
  * queue (its ULPDU_Length gives its size; the read of it brings the DDP
@@ -809,15 +817,8 @@ static int rx_actor(read_descriptor_t *desc, struct sk_buff *skb,
 	return done;
 }
 
-/**
- * iwtcp_qp_rx() - receive what the socket holds
- * @qp: the connected QP
- * @sk: its socket, locked by the caller
- *
- * Context: the socket's data-ready callback (softirq, or process context
- * releasing the socket lock), or process context with the socket locked.
- */
-void iwtcp_qp_rx(struct iwtcp_qp *qp, struct sock *sk)
+/* Receive what the socket holds. Context: the receive work, socket owned. */
+static void qp_rx(struct iwtcp_qp *qp, struct sock *sk)
 {
 	read_descriptor_t desc = {
 		.arg.data = qp,
@@ -827,7 +828,11 @@ void iwtcp_qp_rx(struct iwtcp_qp *qp, struct sock *sk)
 	lockdep_assert(lockdep_sock_is_held(sk));
 	if (!qp->rx)
 		return;
-	/* a post_send from a completion handler called here defers */
+	/*
+	 * Bottom halves off, as in the softirq this ran in before: the ULP's
+	 * handlers called from here keep their context, and a post_send from
+	 * one defers to the transmit work instead of waiting for the socket.
+	 */
 	local_bh_disable();
 	iwtcp_sk_held_enter();
 	qp->rx->batch_fpdus = 0;
@@ -845,17 +850,78 @@ void iwtcp_qp_rx(struct iwtcp_qp *qp, struct sock *sk)
 	local_bh_enable();
 }
 
+static struct workqueue_struct *iwtcp_rx_wq;
+
 /**
- * iwtcp_qp_rx_start() - receive what arrived before the callbacks moved
- * @qp: the QP just connected
+ * iwtcp_qp_rx_work() - the receive work: receive what the socket holds
+ * @work: &iwtcp_qp.rx_work
  *
- * Context: process context.
+ * Takes the socket lock as its owner and runs tcp_read_sock() over what
+ * the socket holds (RFC 5044 6, RFC 5041 7.1, RFC 5040 7.2 checks; RFC
+ * 5041 5 placement), then drops the QP reference iwtcp_qp_rx_kick() took.
+ * The QP's sock reference (@sk, held from RTS until iwtcp_destroy_qp())
+ * keeps the sock; a work that runs after the endpoint released the
+ * socket finds its receive queue empty.
+ *
+ * Context: process context (workqueue iwtcp_rx); sleeps in lock_sock().
  */
-void iwtcp_qp_rx_start(struct iwtcp_qp *qp)
+void iwtcp_qp_rx_work(struct work_struct *work)
 {
-	lock_sock(qp->sk);
-	iwtcp_qp_rx(qp, qp->sk);
-	release_sock(qp->sk);
+	struct iwtcp_qp *qp = container_of(work, struct iwtcp_qp, rx_work);
+	/* set before the QP reached RTS, before the first kick */
+	struct sock *sk = READ_ONCE(qp->sk);
+
+	lock_sock(sk);
+	qp_rx(qp, sk);
+	release_sock(sk);
+	iwtcp_qp_rem_ref(&qp->base_qp);
+}
+
+/**
+ * iwtcp_qp_rx_kick() - have the receive work look at the socket
+ * @qp: a QP in RTS or later, whose endpoint holds a reference on it
+ *
+ * Queues @qp's receive work with a QP reference, unless it is queued
+ * already (it then reads what arrived meanwhile too). A work running now
+ * is queued again, so no data is left unread.
+ *
+ * Context: any context; called from the socket's data-ready callback
+ * (softirq, or the owner's release_sock()) and when the data path starts.
+ */
+void iwtcp_qp_rx_kick(struct iwtcp_qp *qp)
+{
+	iwtcp_qp_add_ref(&qp->base_qp);
+	if (!queue_work(iwtcp_rx_wq, &qp->rx_work))
+		iwtcp_qp_rem_ref(&qp->base_qp);
+}
+
+/**
+ * iwtcp_qp_rx_wq_init() - module init of the receive workqueue
+ *
+ * Unbound, so that the receive of a connection runs on whichever CPU is
+ * free rather than behind the softirq that queued it; WQ_MEM_RECLAIM,
+ * since NFS and NVMe-oF write back over it; WQ_HIGHPRI as the transmit
+ * workqueue.
+ *
+ * Context: module init.
+ * Return: 0 or -ENOMEM.
+ */
+int iwtcp_qp_rx_wq_init(void)
+{
+	iwtcp_rx_wq = alloc_workqueue("iwtcp_rx", WQ_MEM_RECLAIM | WQ_HIGHPRI |
+				      WQ_UNBOUND, 0);
+	return iwtcp_rx_wq ? 0 : -ENOMEM;
+}
+
+/**
+ * iwtcp_qp_rx_wq_exit() - module exit of the receive workqueue
+ *
+ * Context: module exit, after every device (and so every QP, each of
+ * whose destruction waited for its queued work) is gone.
+ */
+void iwtcp_qp_rx_wq_exit(void)
+{
+	destroy_workqueue(iwtcp_rx_wq);
 }
 
 /**
