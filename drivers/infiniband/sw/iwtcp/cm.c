@@ -466,7 +466,12 @@ static void cep_close(struct iwtcp_cep *cep, enum iw_cm_event_type event,
 		return;
 	cep_set_state(cep, CEP_CLOSED);
 	if (cep->sock) {
+		bool dp = cep->dp;
+
 		cep_detach_sock(cep);
+		/* what the receive work has not read yet is the QP's */
+		if (dp)
+			iwtcp_qp_rx_drain(cep->qp);
 		/*
 		 * An abort resets the connection (linger 0) if TCP holds
 		 * nothing unacknowledged now, else closes in order; the QP's

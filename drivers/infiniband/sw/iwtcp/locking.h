@@ -31,7 +31,7 @@
  *    * whatever a kernel ULP holds around post_send, post_recv,
  *      post_srq_recv, poll_cq and req_notify_cq, up to a spinlock with
  *      interrupts disabled, or a hard interrupt. The ULP's completion
- *      and event handlers are called under locks further down (9, 10, 5)
+ *      and event handlers are called under locks further down (9, 5)
  *      and, as with a NIC's interrupt, take only locks a hard interrupt
  *      may take: a ULP holding one has interrupts off, and its post_send
  *      then never runs the transmitter inline under a socket spinlock
@@ -71,7 +71,8 @@
  *    can reach yet (listener_accept_one()). Under it: settings_lock (6,
  *    cep_settings()); the socket lock (9: kernel_sendmsg(),
  *    kernel_recvmsg(), kernel_accept(), kernel_getsockname(), setsockopt,
- *    shutdown, sock_release()); sk_callback_lock
+ *    shutdown, sock_release(), the last receive of iwtcp_qp_rx_drain()
+ *    with what receive takes, see 9); sk_callback_lock
  *    (10, write: cep_attach_sock(), cep_detach_sock(),
  *    cep_start_data_path()); iw_cm's lock (11: ``event_handler``,
  *    ``add_ref``, ``rem_ref``); the QP's state_lock (12) and, through the
@@ -102,7 +103,8 @@
  *
  * 9. The socket lock of a connection's TCP socket, taken as its owner
  *    (lock_sock(): holders of 5; the transmitter in tx_push(), in the
- *    transmit work; receive, in the receive work, iwtcp_qp_rx_work()) or
+ *    transmit work; receive, in the receive work, iwtcp_qp_rx_work(),
+ *    and once under 5 at the close, iwtcp_qp_rx_drain()) or
  *    as its spinlock (bh_lock_sock(): TCP's softirq receive and timers;
  *    the inline transmitter of a kernel post_send in iwtcp_qp_tx_post(),
  *    with bottom halves disabled). TCP calls the socket callbacks under
@@ -217,10 +219,12 @@
  *   the socket lock (9) after BUSY, never before.
  * * ``tx_sk_held`` (per CPU, qp_tx.c): iwtcp holds a socket's lock on
  *   this CPU (receive as its owner, an inline run its spinlock), bottom
- *   halves off. A kernel post_send from a handler
- *   called meanwhile defers to the worker instead of taking a second
- *   socket spinlock of the same class inside the first (a self-deadlock
- *   on one socket, an ABBA between two CPUs on two). Changed only with
+ *   halves off. A kernel post_send from a handler called meanwhile
+ *   defers to the worker. In an inline run that avoids a second socket
+ *   spinlock of the same class inside the first (a self-deadlock on one
+ *   socket, an ABBA between two CPUs on two); receive owns its socket,
+ *   where an inline run would find it owned and defer anyway, and stays
+ *   out of other sockets' spinlocks by the same rule. Changed only with
  *   bottom halves disabled, so the count belongs to the CPU.
  * * ``tx_in_post`` (per CPU): an inline run is inside a ULP's post_send
  *   here, where the ULP may hold the lock its handlers take. Completion

@@ -46,6 +46,7 @@
  */
 #include <linux/bitfield.h>
 #include <linux/highmem.h>
+#include <linux/sizes.h>
 #include <net/tcp.h>
 
 #include "qp.h"
@@ -67,7 +68,7 @@
  * @st: stream offset for markers, markers and CRC in this direction
  * @msn: next expected MSN per untagged queue (RFC 5041 5.1)
  * @skip: octets of an FPDU already processed, still in the socket
- * @dead: an error ended the stream; octets are dropped
+ * @dead: an error or the close ended the stream; octets are dropped
  * @rqe_owned: @rqe holds the receive of the Send in progress; changed
  *	only under the QP's receive queue lock, since a flush completes it
  *	(under place_lock too); receive reads it with READ_ONCE(), and
@@ -78,6 +79,7 @@
  * @batch_fpdus: FPDUs of the current tcp_read_sock(), verified; counted
  *	(and traced: trace_iwtcp_rx_batch) once it returns, not per FPDU
  * @batch_octets: their wire octets
+ * @budget: wire octets after which the current tcp_read_sock() stops
  */
 struct iwtcp_rx {
 	struct iwtcp_fpdu_stream st;
@@ -90,7 +92,16 @@ struct iwtcp_rx {
 	struct iwtcp_mem_cache mrc;
 	u32 batch_fpdus;
 	u32 batch_octets;
+	u32 budget;
 };
+
+/*
+ * Wire octets one run of the receive work verifies and places before it
+ * queues itself again: bottom halves come back on, and TCP's backlog is
+ * processed, at least this often (about 2.5 ms under TCG with CRC on,
+ * microseconds on real x86).
+ */
+#define RX_BUDGET	SZ_256K
 
 /*
  * One FPDU in the receive queue: the TCP stream from sequence number @seq
@@ -801,6 +812,10 @@ static int rx_actor(read_descriptor_t *desc, struct sk_buff *skb,
 			rx->dead = true;
 			return len;
 		}
+		if (rx->batch_octets >= rx->budget) {
+			desc->count = 0;	/* tcp_read_sock() stops */
+			break;
+		}
 		rv = rx_fpdu(qp, skb->sk, skb, off + done);
 		if (!rv)
 			break;
@@ -817,8 +832,11 @@ static int rx_actor(read_descriptor_t *desc, struct sk_buff *skb,
 	return done;
 }
 
-/* Receive what the socket holds. Context: the receive work, socket owned. */
-static void qp_rx(struct iwtcp_qp *qp, struct sock *sk)
+/*
+ * Receive what the socket holds, up to @budget wire octets; true if the
+ * budget stopped it. Context: process context, socket owned.
+ */
+static bool qp_rx(struct iwtcp_qp *qp, struct sock *sk, u32 budget)
 {
 	read_descriptor_t desc = {
 		.arg.data = qp,
@@ -827,7 +845,7 @@ static void qp_rx(struct iwtcp_qp *qp, struct sock *sk)
 
 	lockdep_assert(lockdep_sock_is_held(sk));
 	if (!qp->rx)
-		return;
+		return false;
 	/*
 	 * Bottom halves off, as in the softirq this ran in before: the ULP's
 	 * handlers called from here keep their context, and a post_send from
@@ -837,6 +855,7 @@ static void qp_rx(struct iwtcp_qp *qp, struct sock *sk)
 	iwtcp_sk_held_enter();
 	qp->rx->batch_fpdus = 0;
 	qp->rx->batch_octets = 0;
+	qp->rx->budget = budget;
 	tcp_read_sock(sk, &desc, rx_actor);
 	iwtcp_mem_cache_drop(&qp->rx->mrc);
 	if (qp->rx->batch_fpdus) {
@@ -848,6 +867,7 @@ static void qp_rx(struct iwtcp_qp *qp, struct sock *sk)
 	}
 	iwtcp_sk_held_exit();
 	local_bh_enable();
+	return !desc.count;
 }
 
 static struct workqueue_struct *iwtcp_rx_wq;
@@ -858,10 +878,11 @@ static struct workqueue_struct *iwtcp_rx_wq;
  *
  * Takes the socket lock as its owner and runs tcp_read_sock() over what
  * the socket holds (RFC 5044 6, RFC 5041 7.1, RFC 5040 7.2 checks; RFC
- * 5041 5 placement), then drops the QP reference iwtcp_qp_rx_kick() took.
+ * 5041 5 placement), at most RX_BUDGET wire octets of it before it queues
+ * itself again, then drops the QP reference iwtcp_qp_rx_kick() took.
  * The QP's sock reference (@sk, held from RTS until iwtcp_destroy_qp())
- * keeps the sock; a work that runs after the endpoint released the
- * socket finds its receive queue empty.
+ * keeps the sock; a work that runs after the endpoint's close (see
+ * iwtcp_qp_rx_drain()) drops what it finds.
  *
  * Context: process context (workqueue iwtcp_rx); sleeps in lock_sock().
  */
@@ -870,11 +891,38 @@ void iwtcp_qp_rx_work(struct work_struct *work)
 	struct iwtcp_qp *qp = container_of(work, struct iwtcp_qp, rx_work);
 	/* set before the QP reached RTS, before the first kick */
 	struct sock *sk = READ_ONCE(qp->sk);
+	bool more;
 
 	lock_sock(sk);
-	qp_rx(qp, sk);
+	more = qp_rx(qp, sk, RX_BUDGET);
 	release_sock(sk);
+	if (more)
+		iwtcp_qp_rx_kick(qp);
 	iwtcp_qp_rem_ref(&qp->base_qp);
+}
+
+/**
+ * iwtcp_qp_rx_drain() - the last receive of a connection being closed
+ * @qp: the QP whose endpoint has just restored the socket's callbacks
+ *
+ * Receives all the socket holds now, as the receive work would, and ends
+ * the stream, which the LLP's close ends (RFC 5040 6.2): a receive work
+ * still queued then drops what it finds. So what the peer sent before it
+ * closed is placed, not discarded by the close's own read of the socket
+ * (cep_sock_discard_rx()), whichever of the two got to the socket first.
+ *
+ * Context: process context, under the endpoint's mutex; sleeps in
+ * lock_sock(). The ULP's handlers are called with bottom halves off.
+ */
+void iwtcp_qp_rx_drain(struct iwtcp_qp *qp)
+{
+	struct sock *sk = qp->sk;
+
+	lock_sock(sk);
+	qp_rx(qp, sk, U32_MAX);
+	if (qp->rx)
+		qp->rx->dead = true;
+	release_sock(sk);
 }
 
 /**

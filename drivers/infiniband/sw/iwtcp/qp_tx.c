@@ -23,7 +23,7 @@
  *   for one batch, as net/xfrm/espintcp.c writes to TCP from softirq.
  *   It defers to @tx_work in hard interrupts, with interrupts disabled,
  *   while the socket is owned by a process, and inside iwtcp's own
- *   receive (which holds a socket's spinlock). Completion and event
+ *   receive (which owns a socket). Completion and event
  *   handlers due during an inline run are called from an irq_work, in
  *   hard interrupt context as a NIC's interrupt calls them, not within
  *   the ULP's own call.
