@@ -68,7 +68,7 @@ server_up() {
 	pid=$!
 	echo "$pid" >"$nfs_dir/holder"
 	# ip netns exec sets up the mount namespace, then execs sleep.
-	wait_for 10 is_sleep "$pid"
+	wait_for $((10 * IWTCP_SLOW)) is_sleep "$pid"
 	srv mount -t tmpfs -o mode=0755 tmpfs /run
 	srv mount -t tmpfs -o mode=0755 tmpfs /var/lib/nfs
 	srv mkdir /var/lib/nfs/rpc_pipefs /var/lib/nfs/nfsdcld
