@@ -268,7 +268,7 @@ static void cm_sk_event(struct sock *sk)
 }
 
 /*
- * Data arrived: the QP's receive work takes it once the connection runs,
+ * Data arrived: the QP's receive path takes it once the connection runs,
  * else the endpoint's work handler (start-up frames).
  * Context: softirq or process context, socket locked.
  */
@@ -280,7 +280,7 @@ static void cm_sk_data_ready(struct sock *sk)
 	read_lock_bh(&sk->sk_callback_lock);
 	cep = sk->sk_user_data;
 	if (cep && cep->dp)
-		iwtcp_qp_rx_kick(cep->qp);
+		iwtcp_qp_rx(cep->qp, sk);
 	else if (cep)
 		cep_queue(cep);
 	read_unlock_bh(&sk->sk_callback_lock);
@@ -466,12 +466,7 @@ static void cep_close(struct iwtcp_cep *cep, enum iw_cm_event_type event,
 		return;
 	cep_set_state(cep, CEP_CLOSED);
 	if (cep->sock) {
-		bool dp = cep->dp;
-
 		cep_detach_sock(cep);
-		/* what the receive work has not read yet is the QP's */
-		if (dp)
-			iwtcp_qp_rx_drain(cep->qp);
 		/*
 		 * An abort resets the connection (linger 0) if TCP holds
 		 * nothing unacknowledged now, else closes in order; the QP's
@@ -715,8 +710,7 @@ static int cep_start_data_path(struct iwtcp_cep *cep, u8 rtr_sent,
 	cep->dp = true;
 	sk->sk_write_space = cm_sk_write_space;
 	write_unlock_bh(&sk->sk_callback_lock);
-	/* what arrived before the callback moved */
-	iwtcp_qp_rx_kick(cep->qp);
+	iwtcp_qp_rx_start(cep->qp);
 	iwtcp_qp_tx_kick(cep->qp);
 	return 0;
 }
