@@ -49,9 +49,9 @@ ready() {
 	mounted_as "$1" || { client_umount; nfs_mount "$1"; }
 }
 
-# Client-side commands with a bound: c COMMAND...
+# Client-side commands with a bound (longer on a slow kernel): c COMMAND...
 c() {
-	timeout -k 5 180 "$@"
+	timeout -k 5 $((180 * IWTCP_SLOW)) "$@"
 }
 
 # The mountstats "xprt:" line of $mnt: "rdma 0 BINDS CONNECTS ...".
