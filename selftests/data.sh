@@ -194,6 +194,19 @@ send_inv() {
 		{ echo "# tx_terms_rdmap +$(($(counter b tx_terms_rdmap) - t0))" >&2; return 1; }
 }
 
+# A source buffer the application writes into while it is sent (verbs
+# leave what arrives undefined): the transmitter computes each FPDU's CRC
+# over the octets it sends (RFC 5044 4.4), so the peer sees no CRC error
+# and the connection carries on (dp_test busy_source).
+busy_source() {
+	local e0
+
+	e0=$(counter b rx_crc_errors)
+	dp busy_source
+	(($(counter b rx_crc_errors) == e0)) ||
+		{ echo "# rx_crc_errors +$(($(counter b rx_crc_errors) - e0))" >&2; return 1; }
+}
+
 integrity_markers_crc_off() {
 	set_both mpa_markers required
 	set_both mpa_crc off
@@ -408,7 +421,7 @@ tests=(
 	send_bw_all write_bw_all read_bw_all send_lat_all write_lat_all
 	read_lat_all late_listen bw_markers_nocrc read_bw_ord
 	integrity integrity_markers_crc_off integrity_rev1 lossy_link
-	large_fpdu read_ird srq solicited send_inv
+	large_fpdu read_ird srq solicited send_inv busy_source
 	bad_rkey bad_bounds bad_access bad_read_access no_recv
 	last_send_after_abort others_keep_running
 )

@@ -20,15 +20,21 @@
  * completions only: a plain Send raises no event, one with IBV_SEND_SOLICITED
  * does, RFC 5040 5.4), send_inv (IBV_WR_LOCAL_INV fails at post time;
  * a Send with Invalidate of the server's MR, which a user MR does not
- * allow (RFC 5040 5.3): the server's QP ends with a TERM). Every wait ends
+ * allow (RFC 5040 5.3): the server's QP ends with a TERM), busy_source
+ * (BUSY_WRITES Writes of 1 MiB from a buffer a second thread keeps
+ * writing into, which verbs leave undefined: whatever octets arrive, the
+ * connection must stay up, with no CRC error, and a Send after it must
+ * arrive exact). Every wait ends
  * after 30 s. The last line is "dp_test SIDE MODE: ok" (exit 0) or
  * "dp_test SIDE MODE: FAIL why".
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <netdb.h>
 #include <poll.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,15 +59,17 @@
 #define DEPTH 4			/* IRD and ORD of both sides */
 #define IRD_SMALL 2		/* read_ird: server IRD, client ORD */
 #define NREADS 16
+#define BUSY_WRITES 32		/* busy_source: Writes of BUSY_LEN */
+#define BUSY_LEN 1048576u
 
 enum mode { M_INTEGRITY, M_BAD_RKEY, M_BAD_BOUNDS, M_BAD_ACCESS,
 	    M_BAD_READ_ACCESS, M_NO_RECV, M_READ_IRD, M_LAST_SEND, M_SRQ,
-	    M_SOLICITED, M_SEND_INV, M_COUNT };
+	    M_SOLICITED, M_SEND_INV, M_BUSY_SOURCE, M_COUNT };
 
 static const char * const mode_name[M_COUNT] = {
 	"integrity", "bad_rkey", "bad_bounds", "bad_access",
 	"bad_read_access", "no_recv", "read_ird", "last_send", "srq",
-	"solicited", "send_inv",
+	"solicited", "send_inv", "busy_source",
 };
 
 enum op { OP_HELLO = 1, OP_INFO, OP_CHECK_WRITE, OP_FILL, OP_PREP_SEND, OP_REPLY,
@@ -577,7 +585,8 @@ static int wait_async(int need)
 /* Modes in which the server serves requests until OP_DONE. */
 static int serves(int mode)
 {
-	return mode == M_INTEGRITY || mode == M_READ_IRD || mode == M_SRQ;
+	return mode == M_INTEGRITY || mode == M_READ_IRD || mode == M_SRQ ||
+	       mode == M_BUSY_SOURCE;
 }
 
 /*
@@ -1014,6 +1023,56 @@ static int client_send_inv(void)
 	return wait_async(0);
 }
 
+static atomic_int busy_stop;
+
+/* busy_source: write into the source of the Writes until told to stop. */
+static void *busy_writer(void *arg)
+{
+	__u8 *p;
+	__u32 i = 0;
+
+	(void)arg;
+	while (!atomic_load_explicit(&busy_stop, memory_order_relaxed)) {
+		p = t.big + i++ % BUSY_LEN;
+		/* a store the compiler may not drop or merge */
+		__atomic_store_n(p, (__u8)(*p + 0x3b), __ATOMIC_RELAXED);
+	}
+	return NULL;
+}
+
+/*
+ * Writes from a buffer that changes while it is sent: the transmitter
+ * must compute each FPDU's CRC over the octets it puts on the wire, or
+ * the peer sees a CRC error (RFC 5044 4.4) and ends the connection.
+ */
+static int busy_source(void)
+{
+	struct ibv_sge sg = big_sge(0, BUSY_LEN);
+	pthread_t thread;
+	struct ibv_wc wc;
+	int k, rc = 0;
+
+	atomic_store(&busy_stop, 0);
+	if (pthread_create(&thread, NULL, busy_writer, NULL))
+		return fail("pthread_create");
+	for (k = 0; k < BUSY_WRITES && !rc; k++)
+		rc = post_rdma(IBV_WR_RDMA_WRITE, &sg, t.peer.addr,
+			       t.peer.rkey, WR_OP) ||
+		     complete(t.scq, WR_OP, &wc);
+	atomic_store(&busy_stop, 1);
+	pthread_join(thread, NULL);
+	if (rc)
+		return -1;
+	printf("busy source: %d Writes of %u ok\n", BUSY_WRITES, BUSY_LEN);
+	/* the connection still carries data, exact (the server resets its
+	 * buffer for a Send; the Writes left it undefined)
+	 */
+	if (send_case(next_seed(), 3, 65537, 1, 1, 0))
+		return -1;
+	printf("send after the busy source: ok\n");
+	return 0;
+}
+
 static int client_run(void)
 {
 	struct msg m = { .op = OP_DONE };
@@ -1034,7 +1093,8 @@ static int client_run(void)
 		return client_bad();
 	if (t.mode == M_INTEGRITY ? integrity() :
 	    t.mode == M_READ_IRD ? read_ird() :
-	    t.mode == M_SRQ ? srq_sends() : 0)
+	    t.mode == M_SRQ ? srq_sends() :
+	    t.mode == M_BUSY_SOURCE ? busy_source() : 0)
 		return -1;
 	if (send_msg(&m))
 		return -1;

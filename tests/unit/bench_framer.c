@@ -5,9 +5,9 @@
  * run under callgrind by bench_framer.sh, which counts each phase alone.
  * One phase per run (argv[1]):
  *   tx	 64 KiB RDMA Write messages framed as qp_tx.c frames them: the DDP
- *	 header copied, the payload by reference in pieces cut at 4 KiB
- *	 pages, into a sink that keeps bio_vec-like pieces and a scratch
- *	 copy of the framer's octets
+ *	 header, then the payload in pieces cut at 4 KiB pages, copied
+ *	 into a sink whose room comes in 32 KiB page fragments (the copy
+ *	 TCP used to make is in this count)
  *   rx	 the same FPDUs decoded as qp_rx.c decodes them: begin (with the
  *	 header read), check, header, DDP and RDMAP checks, the payload
  *	 copied out in pieces cut at 4 KiB target pages, from a source cut
@@ -38,61 +38,31 @@ static u8 payload[MSG] __attribute__((aligned(PG)));
 static u8 wire[MAXW];
 static u8 out[MSG] __attribute__((aligned(PG)));
 
-/* tx sink: pieces by reference, copies into scratch (qp_tx.c's shape) */
-struct piece {
-	const u8 *p;
-	u32 len;
-};
+/* tx sink: the wire image, handed out in 32 KiB fragments (qp_tx.c's) */
+#define FRAG	32768
 
-struct bench_sink {
-	struct piece pc[1024];
-	u32 npc;
-	u8 scratch[8192];
-	u32 used;
-};
-
-static struct bench_sink bs;
+static u32 wpos;
 static u32 nfpdu;
 
-/* what TCP would take from the pieces: here, the wire image for rx */
-static u32 __attribute__((noipa)) take(u32 w)
+static int sink_reserve(void *arg, u32 len, void **dst)
 {
-	u32 i;
+	u32 n = FRAG - wpos % FRAG;
 
-	for (i = 0; i < bs.npc; i++) {
-		memcpy(wire + w, bs.pc[i].p, bs.pc[i].len);
-		w += bs.pc[i].len;
-	}
-	return w;
-}
-
-static int sink_ref(void *arg, const void *p, u32 len)
-{
-	struct bench_sink *b = arg;
-
-	b->pc[b->npc].p = p;
-	b->pc[b->npc++].len = len;
-	return 0;
-}
-
-static int sink_copy(void *arg, const void *p, u32 len)
-{
-	struct bench_sink *b = arg;
-	u8 *d = b->scratch + b->used;
-
-	memcpy(d, p, len);
-	b->used += len;
-	return sink_ref(arg, d, len);
+	(void)arg;
+	n = len < n ? len : n;
+	if (wpos + n > MAXW)
+		abort();
+	*dst = wire + wpos;
+	wpos += n;
+	return n;
 }
 
 /* One message: returns its wire octets (written to @wire for rx) */
 static u32 __attribute__((noipa)) tx_msg(struct iwtcp_fpdu_stream *st,
 					     u32 stag)
 {
-	const struct iwtcp_fpdu_sink s = {
-		.ref = sink_ref, .copy = sink_copy, .arg = &bs,
-	};
-	u32 off = 0, w = 0, room, n, k, i;
+	const struct iwtcp_fpdu_sink s = { .reserve = sink_reserve };
+	u32 off = 0, room, n, k, i;
 	struct iwtcp_ddp_hdr h = {
 		.ulp_ctrl = iwtcp_rdmap_ctrl(IWTCP_RDMAP_WRITE),
 		.stag = stag,
@@ -108,22 +78,19 @@ static u32 __attribute__((noipa)) tx_msg(struct iwtcp_fpdu_stream *st,
 		h.to = off;
 		h.last = off + n == MSG;
 		hlen = iwtcp_ddp_build_tagged(&h, hdr, sizeof(hdr));
-		bs.npc = 0;
-		bs.used = 0;
 		ret = iwtcp_fpdu_tx_begin(&t, st, hlen + n, &s) ?:
-		      iwtcp_fpdu_tx_add_copy(&t, hdr, hlen, &s);
+		      iwtcp_fpdu_tx_add(&t, hdr, hlen, &s);
 		for (i = off; !ret && i < off + n; i += k) {
 			k = min(off + n - i, PG - i % PG);
-			ret = iwtcp_fpdu_tx_add_ref(&t, payload + i, k, &s);
+			ret = iwtcp_fpdu_tx_add(&t, payload + i, k, &s);
 		}
 		ret = ret ?: iwtcp_fpdu_tx_end(&t, st, &s);
 		if (ret < 0)
 			abort();
-		w = take(w);
 		nfpdu++;
 		off += n;
 	}
-	return w;
+	return wpos;
 }
 
 /* rx source: the wire image, visited in pieces that end at 4 KiB */
@@ -204,6 +171,7 @@ int main(int argc, char **argv)
 	for (i = 0; i < MSG; i++)
 		payload[i] = i * 7 + 1;
 	for (i = 0; i < MSGS; i++) {
+		wpos = 0;
 		w = tx_msg(&tx, 0x100 + i);
 		if (!strcmp(phase, "rx") || !strcmp(phase, "rx-nopeek")) {
 			if (rx_msg(&rx, w, !strcmp(phase, "rx")) != MSG ||

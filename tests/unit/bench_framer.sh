@@ -26,8 +26,7 @@ for m in off markers; do
 	for p in tx rx rx-nopeek; do
 		n=$(count "$p" "$m" "${p%-nopeek}_msg")
 		read -r _ fpdus _ <"$tmp/out"
-		# tx: less the copy of its pieces into the wire image (TCP's)
-		[[ $p == tx ]] && n=$((n - $(count tx "$m" take)))
+		# tx counts the payload's copy into the batch (TCP took it before)
 		awk -v m="$m" -v p="$p" -v n="$n" -v f="$fpdus" \
 			'BEGIN {printf "%-8s %-10s %11.0f %9d\n", m, p, n / f, f}'
 	done

@@ -58,98 +58,63 @@ static u32 ref_encode(u32 off, bool markers, bool crc, const u8 *ulpdu,
 	return w;
 }
 
-/* A sink recording what the transmit framer hands over, and how. */
+/*
+ * A sink recording what the transmit framer writes: it hands out room in
+ * random runs (pages and page fragments give any split), and can change
+ * the caller's source between runs, as an application writing into a
+ * buffer it is sending would.
+ */
 struct rec_sink {
 	u8 out[MAXW];
 	u32 len;
-	u32 off;		/* stream offset of the FPDU */
-	bool markers;
-	const u8 *payload;	/* what may be taken by reference */
-	u32 payload_len;
-	u32 nref;		/* octets taken by reference */
-	u32 ncopy;		/* copy calls */
 	u32 calls;
 	int fail_at;		/* the call that fails with -ENOBUFS, or -1 */
+	u8 *scribble;		/* if set: changed at every call */
+	u32 scribble_len;
 };
 
-/* A run by reference never holds a marker position. */
-static void rec_check_run(struct rec_sink *r, u32 len)
+static int rec_reserve(void *arg, u32 len, void **dst)
 {
-	u32 at = (r->off + r->len) % 512;
+	struct rec_sink *r = arg;
+	u32 n, i;
 
 	assert_true(len > 0);
-	if (!r->markers)
-		return;
-	assert_int_not_equal(at, 0);
-	assert_true(at + len <= 512);
-}
-
-static int rec_put(struct rec_sink *r, const void *p, u32 len)
-{
 	if ((int)r->calls++ == r->fail_at)
 		return -ENOBUFS;
-	assert_true(r->len + len <= sizeof(r->out));
-	memcpy(r->out + r->len, p, len);
-	r->len += len;
-	return 0;
-}
-
-static int rec_ref(void *arg, const void *p, u32 len)
-{
-	struct rec_sink *r = arg;
-	const u8 *b = p;
-
-	/* by reference means: straight from the caller's buffer */
-	assert_true(b >= r->payload && b + len <= r->payload + r->payload_len);
-	rec_check_run(r, len);
-	r->nref += len;
-	return rec_put(r, p, len);
-}
-
-/* Copied runs may hold markers: the framer gathers its own octets. */
-static int rec_copy(void *arg, const void *p, u32 len)
-{
-	struct rec_sink *r = arg;
-	const u8 *b = p;
-
-	/* the framer's own octets are never the caller's payload */
-	assert_false(r->payload && b >= r->payload &&
-		     b < r->payload + r->payload_len);
-	assert_true(len > 0);
-	r->ncopy++;
-	return rec_put(r, p, len);
+	for (i = 0; r->scribble && i < r->scribble_len; i++)
+		r->scribble[i] = rnd();
+	n = rnd() % 4 ? len : 1 + rnd() % len;
+	assert_true(r->len + n <= sizeof(r->out));
+	*dst = r->out + r->len;
+	r->len += n;
+	return n;
 }
 
 /*
- * Frame @ulen octets as qp_tx.c does: a header of @hdr octets copied, the
- * rest in random pieces by reference. Returns the framer's result.
+ * Frame @ulen octets as qp_tx.c does: a header of @hdr octets, then the
+ * payload in random pieces (pages of registered memory, SGEs). Returns
+ * the framer's result.
  */
 static int frame_pieces(struct rec_sink *r, struct iwtcp_fpdu_stream *st,
 			const u8 *ulpdu, u32 ulen, u32 hdr)
 {
 	const struct iwtcp_fpdu_sink s = {
-		.ref = rec_ref, .copy = rec_copy, .arg = r,
+		.reserve = rec_reserve, .arg = r,
 	};
 	struct iwtcp_fpdu_tx t;
 	u32 done, n;
 	int ret;
 
 	r->len = 0;
-	r->nref = 0;
-	r->ncopy = 0;
 	r->calls = 0;
-	r->off = st->off;
-	r->markers = st->markers;
-	r->payload = ulpdu + hdr;
-	r->payload_len = ulen - hdr;
 	ret = iwtcp_fpdu_tx_begin(&t, st, ulen, &s);
 	if (!ret)
-		ret = iwtcp_fpdu_tx_add_copy(&t, ulpdu, hdr, &s);
+		ret = iwtcp_fpdu_tx_add(&t, ulpdu, hdr, &s);
 	for (done = hdr; !ret && done < ulen; done += n) {
 		/* pieces as pages give them: up to 4096, often short */
 		n = rnd() % 3 ? 1 + rnd() % 700 : 1 + rnd() % 4096;
 		n = min(n, ulen - done);	/* n: min() reads twice */
-		ret = iwtcp_fpdu_tx_add_ref(&t, ulpdu + done, n, &s);
+		ret = iwtcp_fpdu_tx_add(&t, ulpdu + done, n, &s);
 	}
 	return ret ?: iwtcp_fpdu_tx_end(&t, st, &s);
 }
@@ -192,12 +157,7 @@ static void test_tx_pieces_vs_reference(void **state)
 				assert_int_equal(ret, w);
 				assert_int_equal(r.len, w);
 				assert_memory_equal(r.out, want, w);
-				assert_int_equal(r.nref, lens[i] - hdr);
 				assert_int_equal(st.off, 0x1000 + phase + w);
-				/* gathered: head, tail (one if no payload) */
-				if (!(mode & 1))
-					assert_int_equal(r.ncopy,
-							 r.nref ? 2 : 1);
 			}
 		}
 	}
@@ -211,7 +171,7 @@ static void test_tx_errors(void **state)
 {
 	static struct rec_sink r = { .fail_at = -1 };
 	const struct iwtcp_fpdu_sink s = {
-		.ref = rec_ref, .copy = rec_copy, .arg = &r,
+		.reserve = rec_reserve, .arg = &r,
 	};
 	struct iwtcp_fpdu_stream st = { .off = 500, .markers = true, .crc = true };
 	static u8 ulpdu[600];
@@ -219,14 +179,10 @@ static void test_tx_errors(void **state)
 	int ret, calls, i;
 
 	(void)state;
-	r.payload = ulpdu;
-	r.payload_len = sizeof(ulpdu);
-	r.off = st.off;
-	r.markers = true;
+	r.len = 0;
 	assert_int_equal(iwtcp_fpdu_tx_begin(&t, &st, 100, &s), 0);
-	assert_int_equal(iwtcp_fpdu_tx_add_ref(&t, ulpdu, 101, &s),
-			 -EMSGSIZE);
-	assert_int_equal(iwtcp_fpdu_tx_add_ref(&t, ulpdu, 99, &s), 0);
+	assert_int_equal(iwtcp_fpdu_tx_add(&t, ulpdu, 101, &s), -EMSGSIZE);
+	assert_int_equal(iwtcp_fpdu_tx_add(&t, ulpdu, 99, &s), 0);
 	assert_int_equal(iwtcp_fpdu_tx_end(&t, &st, &s), -EINVAL);
 	assert_int_equal(st.off, 500);
 	assert_int_equal(iwtcp_fpdu_tx_begin(&t, &st, 65536, &s), -EMSGSIZE);
@@ -243,7 +199,7 @@ static void test_tx_errors(void **state)
 	ret = frame_pieces(&r, &st, ulpdu, sizeof(ulpdu), 20);
 	assert_true(ret > 0);
 	calls = r.calls;
-	/* refs split by markers, and the gathered copies between them */
+	/* runs split by markers and by the sink's room */
 	assert_true(calls > 4);
 	for (i = 0; i < calls; i++) {
 		st.off = 500;
@@ -254,6 +210,43 @@ static void test_tx_errors(void **state)
 		assert_int_equal(st.off, 500);
 	}
 	r.fail_at = -1;
+}
+
+/*
+ * RFC 5044 4.4 on the octets that go out: the CRC is computed over the
+ * framer's copy, so an FPDU framed while its source changes under it (an
+ * application writing into a buffer it sends, which verbs leave undefined)
+ * still carries a CRC that matches it, as a NIC's would. A framer that read
+ * the source once for the CRC and again for the copy fails this.
+ */
+static void test_tx_crc_of_the_copy(void **state)
+{
+	static struct rec_sink r = { .fail_at = -1 };
+	static u8 ulpdu[9000], got[9000];
+	struct iwtcp_fpdu_stream tx, rx;
+	u32 phase, mode, ulen;
+	int ret;
+
+	(void)state;
+	r.scribble = ulpdu;
+	r.scribble_len = sizeof(ulpdu);
+	for (phase = 0; phase < 512; phase += 28) {
+		for (mode = 0; mode < 2; mode++) {
+			tx = (struct iwtcp_fpdu_stream){
+				.off = phase, .markers = mode, .crc = true,
+			};
+			rx = tx;
+			ulen = 1 + rnd() % sizeof(ulpdu);
+			ret = frame_pieces(&r, &tx, ulpdu, ulen, 18);
+			assert_true(ret > 0);
+			assert_int_equal(iwtcp_fpdu_parse(&rx, r.out, r.len,
+							  got, sizeof(got),
+							  &ulen),
+					 ret);
+			assert_int_equal(rx.off, tx.off);
+		}
+	}
+	r.scribble = NULL;
 }
 
 /* Received octets split over socket-buffer-like segments. */
@@ -528,6 +521,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_tx_pieces_vs_reference),
 		cmocka_unit_test(test_tx_errors),
+		cmocka_unit_test(test_tx_crc_of_the_copy),
 		cmocka_unit_test(test_rx_every_split),
 		cmocka_unit_test(test_rx_misaligned),
 		cmocka_unit_test(test_property_round_trip),

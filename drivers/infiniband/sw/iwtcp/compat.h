@@ -20,6 +20,7 @@
 #include <linux/skbuff.h>
 #include <linux/version.h>
 #include <net/inet_sock.h>
+#include <net/tcp.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/uverbs_ioctl.h>
 
@@ -130,6 +131,50 @@ static inline bool iwtcp_compat_skb_frags_readable(const struct sk_buff *skb)
 	return skb_frags_readable(skb);
 #else
 	return true;
+#endif
+}
+
+/*
+ * Write @msg, an ITER_BVEC over pages the caller owns, to the locked TCP
+ * socket @sk, which takes the pages by reference (6.5's MSG_SPLICE_PAGES).
+ * 6.1 takes them one bio_vec at a time with tcp_sendpage_locked(), which
+ * knows no MSG_EOR: the tail buffer is marked here instead, as
+ * tcp_sendmsg_locked() marks it. Returns the octets TCP took (the
+ * iterator advanced by as many), or a negative errno if it took none.
+ */
+static inline int iwtcp_compat_tcp_splice_locked(struct sock *sk,
+						 struct msghdr *msg,
+						 size_t size)
+{
+#if IWTCP_COMPAT_SINCE(6, 5, 0)
+	msg->msg_flags |= MSG_SPLICE_PAGES;
+	return tcp_sendmsg_locked(sk, msg, size);
+#else
+	struct iov_iter *it = &msg->msg_iter;
+	int flags = msg->msg_flags & ~MSG_EOR;
+	const struct bio_vec *bv;
+	size_t done = 0, len;
+	int rv = 0;
+
+	while (done < size && iov_iter_count(it)) {
+		bv = it->bvec;
+		len = min_t(size_t, bv->bv_len - it->iov_offset, size - done);
+		rv = tcp_sendpage_locked(sk, bv->bv_page,
+					 bv->bv_offset + it->iov_offset, len,
+					 done + len < size ?
+					 flags | MSG_SENDPAGE_NOTLAST | MSG_MORE :
+					 flags);
+		if (rv <= 0)
+			break;
+		iov_iter_advance(it, rv);
+		done += rv;
+		if ((size_t)rv < len)
+			break;
+	}
+	if (done == size && (msg->msg_flags & MSG_EOR) &&
+	    tcp_write_queue_tail(sk))
+		TCP_SKB_CB(tcp_write_queue_tail(sk))->eor = 1;
+	return done ? done : rv;
 #endif
 }
 

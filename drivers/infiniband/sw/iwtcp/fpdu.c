@@ -265,7 +265,12 @@ static int stream_layout(const struct iwtcp_fpdu_stream *st, u32 fpdu_len,
 /* ------------------------------------------------------------------ */
 /* Transmit framer                                                     */
 
-/* The leaf helpers are inlined: each runs several times per FPDU. */
+/*
+ * One pass over every octet: each is copied into the sink's room and the
+ * CRC runs over that copy while it is still in the cache. So the CRC
+ * always matches the octets that go out, even if the source changes
+ * meanwhile (an application writing into a buffer it is sending).
+ */
 
 /* Wire octets from where the FPDU stands to its next marker. */
 static __always_inline u32 tx_to_marker(const struct iwtcp_fpdu_tx *t)
@@ -275,33 +280,27 @@ static __always_inline u32 tx_to_marker(const struct iwtcp_fpdu_tx *t)
 	return t->l.first + IWTCP_MPA_MARKER_PERIOD * t->mk - t->wpos;
 }
 
-/* Hand the gathered copied octets to the sink. */
-static __always_inline int tx_flush(struct iwtcp_fpdu_tx *t,
-				    const struct iwtcp_fpdu_sink *s)
+/* Copy @n wire octets into the sink; the CRC (RFC 5044 4.4) if @crc. */
+static int tx_put(struct iwtcp_fpdu_tx *t, const void *p, u32 n, bool crc,
+		  const struct iwtcp_fpdu_sink *s)
 {
-	u32 n = t->nstage;
+	const u8 *src = p;
+	void *dst;
+	int k;
 
-	if (!n)
-		return 0;
-	t->nstage = 0;
-	return s->copy(s->arg, t->stage, n);
-}
-
-/* Copied octets: gathered, so that the sink sees few, longer runs. */
-static __always_inline int tx_copy(struct iwtcp_fpdu_tx *t, const void *p,
-				   u32 n, const struct iwtcp_fpdu_sink *s)
-{
-	int ret;
-
-	if (n > sizeof(t->stage) - t->nstage) {
-		ret = tx_flush(t, s);
-		if (ret)
-			return ret;
-		if (n > sizeof(t->stage))
-			return s->copy(s->arg, p, n);
+	while (n) {
+		k = s->reserve(s->arg, n, &dst);
+		if (k < 0)
+			return k;
+		if (!k || (u32)k > n)
+			return -EPROTO;
+		memcpy(dst, src, k);
+		if (crc && t->crc_on)
+			t->crc = iwtcp_fpdu_crc_update(t->crc, dst, k);
+		t->wpos += k;
+		src += k;
+		n -= k;
 	}
-	memcpy(t->stage + t->nstage, p, n);
-	t->nstage += n;
 	return 0;
 }
 
@@ -317,18 +316,15 @@ static __always_inline int tx_marker(struct iwtcp_fpdu_tx *t,
 	mk.rsvd = 0;
 	mk.fpdu_ptr = cpu_to_be16(iwtcp_fpdu_marker_ptr(&t->l, t->mk));
 	/* RFC 5044 4.4: the CRC covers the markers inside the FPDU */
-	if (t->crc_on)
-		t->crc = iwtcp_fpdu_crc_update(t->crc, &mk, sizeof(mk));
-	ret = tx_copy(t, &mk, sizeof(mk), s);
+	ret = tx_put(t, &mk, sizeof(mk), true, s);
 	if (ret)
 		return ret;
 	t->mk++;
-	t->wpos += sizeof(mk);
 	return 0;
 }
 
-/* Hand @n content octets to the sink, with the markers that fall among them. */
-static int tx_emit(struct iwtcp_fpdu_tx *t, const u8 *p, u32 n, bool copy,
+/* Write @n content octets, with the markers that fall among them. */
+static int tx_emit(struct iwtcp_fpdu_tx *t, const u8 *p, u32 n,
 		   const struct iwtcp_fpdu_sink *s)
 {
 	u32 k;
@@ -339,13 +335,9 @@ static int tx_emit(struct iwtcp_fpdu_tx *t, const u8 *p, u32 n, bool copy,
 		if (ret)
 			return ret;
 		k = min(n, tx_to_marker(t));
-		if (t->crc_on)
-			t->crc = iwtcp_fpdu_crc_update(t->crc, p, k);
-		ret = copy ? tx_copy(t, p, k, s) :
-		      tx_flush(t, s) ?: s->ref(s->arg, p, k);
+		ret = tx_put(t, p, k, true, s);
 		if (ret)
 			return ret;
-		t->wpos += k;
 		p += k;
 		n -= k;
 	}
@@ -356,15 +348,14 @@ static int tx_emit(struct iwtcp_fpdu_tx *t, const u8 *p, u32 n, bool copy,
  * iwtcp_fpdu_tx_begin() - start framing one FPDU (RFC 5044 4.1, 4.3)
  * @t: the framer state, filled here
  * @st: the sending direction (its offset places the markers)
- * @ulpdu_len: octets of the ULPDU that iwtcp_fpdu_tx_add_ref() and
- *	_add_copy() will bring, at most IWTCP_MPA_ULPDU_MAX
+ * @ulpdu_len: octets of the ULPDU that iwtcp_fpdu_tx_add() will bring,
+ *	at most IWTCP_MPA_ULPDU_MAX
  * @s: where the octets go
  *
- * Hands the sink a leading marker if one is due and ULPDU_Length; the
- * ULPDU follows with iwtcp_fpdu_tx_add_ref() and _add_copy(), then
- * iwtcp_fpdu_tx_end(). This is the framer of every FPDU iwtcp sends: the
- * data path's (qp_tx.c), the MPA start-up's (iwtcp_fpdu_build()) and the
- * host unit tests'.
+ * Writes a leading marker if one is due and ULPDU_Length; the ULPDU
+ * follows with iwtcp_fpdu_tx_add(), then iwtcp_fpdu_tx_end(). This is
+ * the framer of every FPDU iwtcp sends: the data path's (qp_tx.c), the
+ * MPA start-up's (iwtcp_fpdu_build()) and the host unit tests'.
  *
  * Context: Any context the sink allows.
  * Return: 0, or
@@ -381,7 +372,7 @@ int iwtcp_fpdu_tx_begin(struct iwtcp_fpdu_tx *t,
 
 	if (ulpdu_len > IWTCP_MPA_ULPDU_MAX)
 		return -EMSGSIZE;
-	memset(t, 0, offsetof(struct iwtcp_fpdu_tx, stage));
+	memset(t, 0, sizeof(*t));
 	ret = stream_layout(st, iwtcp_fpdu_len(ulpdu_len), &t->l);
 	if (ret)
 		return ret;
@@ -390,57 +381,31 @@ int iwtcp_fpdu_tx_begin(struct iwtcp_fpdu_tx *t,
 	t->crc_on = st->crc;
 	hdr.ulpdu_len = cpu_to_be16(ulpdu_len);
 	t->content = sizeof(hdr);
-	return tx_emit(t, (const u8 *)&hdr, sizeof(hdr), true, s);
+	return tx_emit(t, (const u8 *)&hdr, sizeof(hdr), s);
 }
 
-static int tx_add(struct iwtcp_fpdu_tx *t, const void *p, u32 len,
-		  bool copy, const struct iwtcp_fpdu_sink *s)
+/**
+ * iwtcp_fpdu_tx_add() - frame ULPDU octets (RFC 5044 4.3, 4.4)
+ * @t: the framer state of iwtcp_fpdu_tx_begin()
+ * @p: the octets (header, payload), mapped for the CPU; read once, here
+ * @len: octets at @p
+ * @s: where the octets go
+ *
+ * Copies @p into the sink's room with the markers that fall among its
+ * octets (RFC 5044 4.3), and runs the CRC (RFC 5044 4.4) over the copy in
+ * wire order as it goes: each octet is read from @p once.
+ *
+ * Context: Any context the sink allows.
+ * Return: 0, -EMSGSIZE if the ULPDU would grow beyond what
+ * iwtcp_fpdu_tx_begin() announced, or the sink's error.
+ */
+int iwtcp_fpdu_tx_add(struct iwtcp_fpdu_tx *t, const void *p, u32 len,
+		      const struct iwtcp_fpdu_sink *s)
 {
 	if (len > sizeof(struct iwtcp_mpa_fpdu_hdr) + t->ulpdu_len - t->content)
 		return -EMSGSIZE;
 	t->content += len;
-	return tx_emit(t, p, len, copy, s);
-}
-
-/**
- * iwtcp_fpdu_tx_add_ref() - frame ULPDU octets by reference (RFC 5044 4.3, 4.4)
- * @t: the framer state of iwtcp_fpdu_tx_begin()
- * @p: the octets, mapped for the CPU; they stay in place until written
- * @len: octets at @p
- * @s: where the octets go: the runs to its @ref, markers to its @copy
- *
- * Splits @p where markers fall (RFC 5044 4.3), hands the sink each run
- * (after the copied octets gathered before it) and gathers each marker,
- * and runs the CRC (RFC 5044 4.4) over both in wire order as it goes: the
- * CRC reads each payload octet once, right before the sink takes it.
- *
- * Context: Any context the sink allows.
- * Return: 0, -EMSGSIZE if the ULPDU would grow beyond what
- * iwtcp_fpdu_tx_begin() announced, or the sink's error.
- */
-int iwtcp_fpdu_tx_add_ref(struct iwtcp_fpdu_tx *t, const void *p, u32 len,
-			  const struct iwtcp_fpdu_sink *s)
-{
-	return tx_add(t, p, len, false, s);
-}
-
-/**
- * iwtcp_fpdu_tx_add_copy() - frame ULPDU octets by copy (RFC 5044 4.3, 4.4)
- * @t: the framer state of iwtcp_fpdu_tx_begin()
- * @p: the octets (headers, inline data), needed only during the call
- * @len: octets at @p
- * @s: where the octets go, all to its @copy
- *
- * As iwtcp_fpdu_tx_add_ref(), for octets that do not outlive the call.
- *
- * Context: Any context the sink allows.
- * Return: 0, -EMSGSIZE if the ULPDU would grow beyond what
- * iwtcp_fpdu_tx_begin() announced, or the sink's error.
- */
-int iwtcp_fpdu_tx_add_copy(struct iwtcp_fpdu_tx *t, const void *p, u32 len,
-			   const struct iwtcp_fpdu_sink *s)
-{
-	return tx_add(t, p, len, true, s);
+	return tx_emit(t, p, len, s);
 }
 
 /**
@@ -467,31 +432,38 @@ int iwtcp_fpdu_tx_end(struct iwtcp_fpdu_tx *t, struct iwtcp_fpdu_stream *st,
 
 	if (t->content != sizeof(struct iwtcp_mpa_fpdu_hdr) + t->ulpdu_len)
 		return -EINVAL;
-	ret = tx_emit(t, zero_pad, iwtcp_fpdu_pad(t->ulpdu_len), true, s);
+	ret = tx_emit(t, zero_pad, iwtcp_fpdu_pad(t->ulpdu_len), s);
 	/* a marker may fall right before the CRC, never inside it */
 	if (!ret)
 		ret = tx_marker(t, s);
 	if (ret)
 		return ret;
 	tr.crc = t->crc_on ? iwtcp_fpdu_crc_final(t->crc) : 0;
-	ret = tx_copy(t, &tr, sizeof(tr), s) ?: tx_flush(t, s);
+	ret = tx_put(t, &tr, sizeof(tr), false, s);
 	if (ret)
 		return ret;
-	t->wpos += sizeof(tr);
 	if (t->mk != t->l.nr || t->wpos != t->l.wire_len)
 		return -EPROTO;
 	st->off += t->l.wire_len;
 	return t->l.wire_len;
 }
 
-/* A linear buffer as a sink: both kinds of octets are copied into it. */
-static int linear_put(void *arg, const void *p, u32 len)
-{
-	u8 **out = arg;
+/* A linear buffer as a sink: @p, @left octets free */
+struct linear_sink {
+	u8 *p;
+	size_t left;
+};
 
-	memcpy(*out, p, len);
-	*out += len;
-	return 0;
+static int linear_reserve(void *arg, u32 len, void **dst)
+{
+	struct linear_sink *ls = arg;
+
+	if (len > ls->left)
+		return -ENOSPC;
+	*dst = ls->p;
+	ls->p += len;
+	ls->left -= len;
+	return len;
 }
 
 /**
@@ -502,7 +474,7 @@ static int linear_put(void *arg, const void *p, u32 len)
  * @buf: output
  * @size: octets available at @buf
  *
- * iwtcp_fpdu_tx_begin(), _add_ref() and _end() into @buf.
+ * iwtcp_fpdu_tx_begin(), _add() and _end() into @buf.
  *
  * Context: Any context.
  * Return:
@@ -514,9 +486,9 @@ static int linear_put(void *arg, const void *p, u32 len)
 int iwtcp_fpdu_build(struct iwtcp_fpdu_stream *st, const void *ulpdu,
 		     u32 ulpdu_len, void *buf, size_t size)
 {
-	u8 *out = buf;
+	struct linear_sink out = { .p = buf, .left = size };
 	const struct iwtcp_fpdu_sink s = {
-		.ref = linear_put, .copy = linear_put, .arg = &out,
+		.reserve = linear_reserve, .arg = &out,
 	};
 	struct iwtcp_fpdu_layout l;
 	struct iwtcp_fpdu_tx t;
@@ -531,7 +503,7 @@ int iwtcp_fpdu_build(struct iwtcp_fpdu_stream *st, const void *ulpdu,
 		return -ENOSPC;
 	ret = iwtcp_fpdu_tx_begin(&t, st, ulpdu_len, &s);
 	if (!ret)
-		ret = iwtcp_fpdu_tx_add_ref(&t, ulpdu, ulpdu_len, &s);
+		ret = iwtcp_fpdu_tx_add(&t, ulpdu, ulpdu_len, &s);
 	return ret ?: iwtcp_fpdu_tx_end(&t, st, &s);
 }
 

@@ -5,7 +5,6 @@
 #ifndef _IWTCP_FPDU_H
 #define _IWTCP_FPDU_H
 
-#include <linux/build_bug.h>
 #include <linux/stddef.h>
 #include <linux/types.h>
 #include <iwtcp/wire.h>
@@ -46,39 +45,27 @@ struct iwtcp_fpdu_stream {
 };
 
 /**
- * struct iwtcp_fpdu_sink - where the transmit framer puts an FPDU's octets
- * @ref: take @len octets at @p by reference: they stay where they are
- *	until the FPDU is written (the ULPDU's payload)
- * @copy: take a copy of @len octets at @p, valid only during the call
- *	(markers, ULPDU_Length, PAD, CRC, and what the caller passes so)
- * @arg: first argument of @ref and @copy
- *
- * Both are called in wire order. A @ref run never holds a marker; the
- * framer gathers the octets it copies (ULPDU_Length and the header, PAD
- * and CRC, markers among them) into runs of up to IWTCP_FPDU_TX_STAGE
- * octets, so that a sink sees about two @copy calls per FPDU. They
- * return 0 or a negative errno, which the framer passes back.
+ * struct iwtcp_fpdu_sink - where the transmit framer writes an FPDU
+ * @reserve: room for up to @len more wire octets: store where they go in
+ *	*@dst and return how many fit there (1 to @len, contiguous), or a
+ *	negative errno, which the framer passes back. The framer fills that
+ *	room at once, in wire order, before it asks again.
+ * @arg: first argument of @reserve
  */
 struct iwtcp_fpdu_sink {
-	int (*ref)(void *arg, const void *p, u32 len);
-	int (*copy)(void *arg, const void *p, u32 len);
+	int (*reserve)(void *arg, u32 len, void **dst);
 	void *arg;
 };
-
-/* octets the transmit framer gathers for one @copy call */
-#define IWTCP_FPDU_TX_STAGE	64
 
 /**
  * struct iwtcp_fpdu_tx - one FPDU being framed for transmit (RFC 5044 4)
  * @l: its marker layout
  * @ulpdu_len: ULPDU octets announced by iwtcp_fpdu_tx_begin()
  * @content: FPDU content octets framed so far (ULPDU_Length counts)
- * @wpos: wire octets handed to the sink so far, markers included
- * @mk: markers handed to the sink so far
+ * @wpos: wire octets written to the sink so far, markers included
+ * @mk: markers written to the sink so far
  * @crc: CRC register over the wire octets so far
  * @crc_on: the CRC is computed (RFC 5044 4.4), else the field is 0
- * @nstage: octets in @stage
- * @stage: copied octets framed but not yet handed to the sink
  */
 struct iwtcp_fpdu_tx {
 	struct iwtcp_fpdu_layout l;
@@ -88,13 +75,7 @@ struct iwtcp_fpdu_tx {
 	u32 mk;
 	u32 crc;
 	bool crc_on;
-	u32 nstage;
-	u8 stage[IWTCP_FPDU_TX_STAGE];
 };
-
-/* iwtcp_fpdu_tx_begin() clears what comes before @stage, which needs none */
-static_assert(offsetof(struct iwtcp_fpdu_tx, stage) + IWTCP_FPDU_TX_STAGE ==
-	      sizeof(struct iwtcp_fpdu_tx));
 
 /*
  * Visitor of received octets: 0 to go on, or a negative errno to stop. It
@@ -150,10 +131,8 @@ __le32 iwtcp_fpdu_crc(const void *p, unsigned int len);
 int iwtcp_fpdu_tx_begin(struct iwtcp_fpdu_tx *t,
 			const struct iwtcp_fpdu_stream *st, u32 ulpdu_len,
 			const struct iwtcp_fpdu_sink *s);
-int iwtcp_fpdu_tx_add_ref(struct iwtcp_fpdu_tx *t, const void *p, u32 len,
-			  const struct iwtcp_fpdu_sink *s);
-int iwtcp_fpdu_tx_add_copy(struct iwtcp_fpdu_tx *t, const void *p, u32 len,
-			   const struct iwtcp_fpdu_sink *s);
+int iwtcp_fpdu_tx_add(struct iwtcp_fpdu_tx *t, const void *p, u32 len,
+		      const struct iwtcp_fpdu_sink *s);
 int iwtcp_fpdu_tx_end(struct iwtcp_fpdu_tx *t, struct iwtcp_fpdu_stream *st,
 		      const struct iwtcp_fpdu_sink *s);
 int iwtcp_fpdu_rx_begin(struct iwtcp_fpdu_rx *r,

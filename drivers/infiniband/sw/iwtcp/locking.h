@@ -314,8 +314,10 @@
  *   from RTS until iwtcp_destroy_qp().
  * * a ring: its mmap entry's reference count (the driver object and each
  *   mapping); iwtcp_mmap_free() frees it, process context in practice.
- * * pages of user memory in a transmit batch: get_page() until TCP took
- *   them (tx_fpdu_release()), in the transmitter's context.
+ * * the transmitter's page fragments (qp_tx.c ``pfrag``): the fragment
+ *   holds its page, each piece of a batch one more reference until TCP
+ *   took the batch (tx_fpdu_release()), TCP its own until its buffers are
+ *   freed; iwtcp_qp_tx_free() drops the fragment's, process context.
  *
  * Asserted: lockdep_assert_held() for iwtcp_cep.lock (cep_set_state(),
  * cep_close(), cm_accept_locked()), iwtcp_newlink_lock

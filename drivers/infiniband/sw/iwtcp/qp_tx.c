@@ -44,16 +44,17 @@
  * markers, a batch ends after an FPDU that does not fill its segment,
  * with MSG_EOR; without them, small messages share a segment as long as
  * they fit in it whole (tx_build_batch()). The FPDUs are framed by
- * fpdu.c's transmit framer (iwtcp_fpdu_tx_begin(), _add_ref(),
- * _add_copy(), _end()), the code the host unit tests run: markers,
- * headers, PAD, CRC and inline data are copied into a small scratch
- * buffer (the framer gathers them: about two copies per FPDU, header and
- * trailer); payload is taken by reference straight from the registered
- * pages (TCP copies it; no bounce buffer), and the CRC runs over each run
- * of octets right before its piece joins the array. The payload's STag
- * is looked up once per batch (iwtcp_mem_cached()) and checked for each
- * FPDU. A batch that TCP takes only partly stays pending until the
- * write-space callback reports room.
+ * fpdu.c's transmit framer (iwtcp_fpdu_tx_begin(), _add(), _end()), the
+ * code the host unit tests run, straight into the QP's page fragments
+ * (@pfrag, as TCP's own copy fills the socket's): each octet of the
+ * registered memory is read once, into its place in the FPDU, and the
+ * CRC runs over that copy while it is in the cache. TCP then takes the
+ * pages by reference (MSG_SPLICE_PAGES) and copies nothing. So the CRC
+ * always matches the octets sent, even when the application writes into
+ * a buffer it is sending, and a deregistration never waits for the peer.
+ * The payload's STag is looked up once per batch (iwtcp_mem_cached())
+ * and checked for each FPDU. A batch that TCP takes only partly stays
+ * pending until the write-space callback reports room.
  *
  * SQ elements stay VALID in the ring until they complete (they go back
  * to the producer just before their completion shows). Completions
@@ -82,10 +83,8 @@
 #include "stats.h"
 #include "trace.h"
 
-/* bio_vec pieces of a batch: payload pages, and markers splitting them */
-#define TX_BV_MAX	320
-/* scratch octets of a batch: headers, markers, pads, CRCs */
-#define TX_SCRATCH	4096
+/* bio_vec pieces of a batch: runs of page fragments (order-0 at worst) */
+#define TX_BV_MAX	48
 /* wire octets of a batch: one sendmsg call takes up to this many */
 #define TX_BATCH	65536
 /* largest ULPDU header: untagged DDP header and a Terminate header */
@@ -121,10 +120,8 @@ struct tx_src {
  * @started: the message's first FPDU is built
  * @rresp_built: the Read Response is built whole, its IRQ slot released
  * @term_sent: the TERMINATE is in the socket
- * @bv: the FPDU being written, @nbv pieces, @wire_len octets
- * @bv_ref: the page of that piece is held (user memory, get_page) until
- *	TCP took it, so a deregistration does not wait for the peer
- * @ref_pages: payload pieces added now come from user memory
+ * @bv: the batch being written, @nbv pieces of @pfrag pages, each
+ *	holding a page reference until TCP took the batch
  * @nbv: see @bv
  * @wire_len: see @bv
  * @wire_sent: octets of it TCP took
@@ -136,12 +133,8 @@ struct tx_src {
  * @first_len: wire octets of the batch's first FPDU
  * @mrc: the MR payload was last taken from, during tx_build_batch()
  * @fpdu: the framer of the FPDU being built
- * @sink: where the framer puts its octets: @bv, @scratch
- * @page: the page whose octets the framer is handed now (tx_add_page())
- * @page_va: its mapping
- * @fpdu_nbv: @nbv when the FPDU being built started: its pieces follow
- * @scratch_used: octets of @scratch used by the batch
- * @scratch: markers, headers, PAD, CRCs and inline data of the batch
+ * @sink: where the framer writes its octets: @pfrag, then @bv
+ * @pfrag: the page fragment FPDUs are written into (skb_page_frag_refill())
  * @atomic: this run is inline in a kernel post_send, under the socket's
  *	spinlock: one batch, written with tcp_sendmsg_locked()
  */
@@ -160,8 +153,6 @@ struct iwtcp_tx {
 	bool rresp_built;
 	bool term_sent;
 	struct bio_vec bv[TX_BV_MAX];
-	bool bv_ref[TX_BV_MAX];
-	bool ref_pages;
 	u32 nbv;
 	u32 wire_len;
 	u32 wire_sent;
@@ -172,11 +163,7 @@ struct iwtcp_tx {
 	struct iwtcp_mem_cache mrc;
 	struct iwtcp_fpdu_tx fpdu;
 	struct iwtcp_fpdu_sink sink;
-	struct page *page;
-	const u8 *page_va;
-	u32 fpdu_nbv;
-	u32 scratch_used;
-	u8 scratch[TX_SCRATCH];
+	struct page_frag pfrag;
 	bool atomic;
 };
 
@@ -282,89 +269,38 @@ void iwtcp_sq_done(struct iwtcp_qp *qp, u32 idx, u8 status)
 /* ------------------------------------------------------------------ */
 /* Building one FPDU                                                   */
 
-static void *tx_scratch(struct iwtcp_tx *tx, u32 len)
-{
-	void *p = tx->scratch + tx->scratch_used;
-
-	if (WARN_ON_ONCE(tx->scratch_used + len > TX_SCRATCH))
-		return NULL;
-	tx->scratch_used += len;
-	return p;
-}
-
-/* A piece of the batch; @ref: hold @page until TCP took it (user memory) */
-static int tx_piece(struct iwtcp_tx *tx, struct page *page, u32 off, u32 len,
-		    bool ref)
-{
-	if (WARN_ON_ONCE(tx->nbv == TX_BV_MAX))
-		return -EMSGSIZE;
-	tx->bv_ref[tx->nbv] = ref;
-	if (ref)
-		get_page(page);
-	bvec_set_page(&tx->bv[tx->nbv++], page, len, off);
-	tx->wire_len += len;
-	return 0;
-}
-
 /*
- * iwtcp_fpdu_sink.ref: payload octets by reference, only ever from the
- * page tx_add_page() is framing (@page, mapped at @page_va)
+ * iwtcp_fpdu_sink.reserve: room in @pfrag, whose page the batch takes a
+ * reference on (one per piece; a run that continues the last piece
+ * extends it). The framer copies into it at once. A page that neither the
+ * batch nor TCP holds any more is filled again from its start
+ * (skb_page_frag_refill()).
  */
-static int tx_sink_ref(void *arg, const void *p, u32 len)
+static int tx_reserve(void *arg, u32 len, void **dst)
 {
 	struct iwtcp_tx *tx = arg;
-	size_t off = (const u8 *)p - tx->page_va;
-
-	if (WARN_ON_ONCE(!tx->page || off + len > PAGE_SIZE))
-		return -EFAULT;
-	return tx_piece(tx, tx->page, off, len, tx->ref_pages);
-}
-
-/* The last piece of the batch holds the scratch octets right before @d. */
-static bool tx_scratch_follows(struct iwtcp_tx *tx, const u8 *d)
-{
-	struct bio_vec *bv;
-
-	/* only within the FPDU being built: tx_batch_cut() cuts whole FPDUs */
-	if (tx->nbv <= tx->fpdu_nbv || d == tx->scratch ||
-	    offset_in_page(d) == 0)
-		return false;
-	/* not before the check: bv[-1] of an empty batch is out of bounds */
-	bv = &tx->bv[tx->nbv - 1];
-	return bv->bv_page == virt_to_page(d - 1) &&
-	       bv->bv_offset + bv->bv_len == offset_in_page(d);
-}
-
-/*
- * iwtcp_fpdu_sink.copy: octets the framer made (markers, ULPDU_Length,
- * PAD, CRC) or headers and inline data, copied into @scratch; octets that
- * continue the last piece (scratch, same FPDU, same page) extend it.
- */
-static int tx_sink_copy(void *arg, const void *p, u32 len)
-{
-	struct iwtcp_tx *tx = arg;
-	u8 *d = tx_scratch(tx, len);
+	struct page_frag *pf = &tx->pfrag;
+	struct bio_vec *last = tx->nbv ? &tx->bv[tx->nbv - 1] : NULL;
+	gfp_t gfp = tx->atomic ? GFP_ATOMIC | __GFP_NOWARN : GFP_KERNEL;
 	u32 n;
-	int rv;
 
-	if (!d)
-		return -EMSGSIZE;
-	memcpy(d, p, len);
-	while (len) {
-		n = min_t(u32, len, PAGE_SIZE - offset_in_page(d));
-		if (tx_scratch_follows(tx, d)) {
-			tx->bv[tx->nbv - 1].bv_len += n;
-			tx->wire_len += n;
-		} else {
-			rv = tx_piece(tx, virt_to_page(d), offset_in_page(d), n,
-				      false);
-			if (rv)
-				return rv;
-		}
-		d += n;
-		len -= n;
+	if (!skb_page_frag_refill(1, pf, gfp))
+		return -ENOMEM;
+	n = min(len, pf->size - pf->offset);
+	if (last && last->bv_page == pf->page &&
+	    last->bv_offset + last->bv_len == pf->offset) {
+		last->bv_len += n;
+	} else {
+		/* tx_batch_room() keeps a batch within TX_BV_MAX */
+		if (WARN_ON_ONCE(tx->nbv == TX_BV_MAX))
+			return -EMSGSIZE;
+		get_page(pf->page);
+		bvec_set_page(&tx->bv[tx->nbv++], pf->page, n, pf->offset);
 	}
-	return 0;
+	*dst = page_address(pf->page) + pf->offset;
+	pf->offset += n;
+	tx->wire_len += n;
+	return n;
 }
 
 /* Add ULPDU octets from one page (iwtcp_mem_walk() callback). */
@@ -374,29 +310,26 @@ static int tx_add_page(void *arg, struct page *page, u32 off, u32 len)
 	const u8 *va = kmap_local_page(page);
 	int rv;
 
-	tx->page = page;
-	tx->page_va = va;
-	rv = iwtcp_fpdu_tx_add_ref(&tx->fpdu, va + off, len, &tx->sink);
-	tx->page = NULL;
-	tx->page_va = NULL;
+	rv = iwtcp_fpdu_tx_add(&tx->fpdu, va + off, len, &tx->sink);
 	kunmap_local(va);
 	return rv;
 }
 
-/* Cut the batch back to @nbv pieces, letting go of the pages cut off. */
+/*
+ * Cut the batch back to @nbv pieces, the last @last_len octets long,
+ * letting go of the pages cut off.
+ */
 static void tx_batch_cut(struct iwtcp_tx *tx, u32 nbv, u32 wire_len,
-			 u32 scratch_used)
+			 u32 last_len)
 {
 	u32 i;
 
-	for (i = nbv; i < tx->nbv; i++) {
-		if (tx->bv_ref[i])
-			put_page(tx->bv[i].bv_page);
-		tx->bv_ref[i] = false;
-	}
+	for (i = nbv; i < tx->nbv; i++)
+		put_page(tx->bv[i].bv_page);
 	tx->nbv = nbv;
+	if (nbv)
+		tx->bv[nbv - 1].bv_len = last_len;
 	tx->wire_len = wire_len;
-	tx->scratch_used = scratch_used;
 }
 
 /* Let go of the pages of the batch TCP took (or that was abandoned). */
@@ -410,30 +343,25 @@ static void tx_fpdu_release(struct iwtcp_tx *tx)
 }
 
 /*
- * Room in the batch for one more FPDU of at most the MSS: bio_vec pieces
- * and scratch for its worst case (a marker splitting a piece every 508
- * octets), and the batch not yet at TX_BATCH octets.
+ * Room in the batch for one more FPDU of at most @mss octets (markers
+ * included): the pieces it takes if @pfrag falls back to single pages,
+ * and the batch not yet at TX_BATCH octets.
  */
 static bool tx_batch_room(struct iwtcp_tx *tx, u32 mss)
 {
 	u32 markers = mss / MARKERS_EVERY + 2;
-	u32 bv = 2 * markers + mss / PAGE_SIZE + SIW_MAX_SGE + 6;
-	u32 scratch = TX_HDR_MAX + sizeof(struct iwtcp_mpa_fpdu_hdr) +
-		      IWTCP_MPA_FPDU_ALIGN + IWTCP_MPA_CRC_SIZE +
-		      IWTCP_MPA_MARKER_SIZE * markers;
+	u32 bv = (mss + IWTCP_MPA_MARKER_SIZE * markers) / PAGE_SIZE + 2;
 
 	return !tx->nbv || (tx->wire_len < TX_BATCH &&
-			    tx->nbv + bv <= TX_BV_MAX &&
-			    tx->scratch_used + scratch <= TX_SCRATCH);
+			    tx->nbv + bv <= TX_BV_MAX);
 }
 
 /* Start an FPDU whose ULPDU (header @hdr and payload) is @ulpdu_len. */
 static int tx_fpdu_begin(struct iwtcp_tx *tx, const void *hdr, u32 hdr_len,
 			 u32 ulpdu_len)
 {
-	tx->fpdu_nbv = tx->nbv;
 	return iwtcp_fpdu_tx_begin(&tx->fpdu, &tx->st, ulpdu_len, &tx->sink) ?:
-	       iwtcp_fpdu_tx_add_copy(&tx->fpdu, hdr, hdr_len, &tx->sink);
+	       iwtcp_fpdu_tx_add(&tx->fpdu, hdr, hdr_len, &tx->sink);
 }
 
 /* RFC 5044 4.1, 4.4: PAD, a marker due before the CRC, then the CRC. */
@@ -510,7 +438,8 @@ static int tx_push(struct iwtcp_qp *qp, bool more)
 		lock_sock(qp->sk);
 	if (!tx->wire_sent && tx->seg_full)
 		tx_end_segment(qp->sk, tx->first_len);
-	rv = tcp_sendmsg_locked(qp->sk, &msg, left);
+	/* the pages are iwtcp's own copy: TCP takes them by reference */
+	rv = iwtcp_compat_tcp_splice_locked(qp->sk, &msg, left);
 	if (!tx->atomic)
 		release_sock(qp->sk);
 	if (rv >= 0)
@@ -614,15 +543,11 @@ static int tx_add_stag(struct iwtcp_qp *qp, u32 stag, int access, u64 addr,
 {
 	struct iwtcp_tx *tx = qp->tx;
 	struct iwtcp_mr *mr = iwtcp_mem_cached(&tx->mrc, qp_dev(qp), stag);
-	int rv;
 
 	if (!mr ||
 	    iwtcp_mem_check(mr, stag, qp->base_qp.pd, access, addr, len))
 		return -EACCES;
-	tx->ref_pages = mr->type == IWTCP_MR_USER;
-	rv = iwtcp_mem_walk(mr, addr, len, tx_add_page, tx);
-	tx->ref_pages = false;
-	return rv;
+	return iwtcp_mem_walk(mr, addr, len, tx_add_page, tx);
 }
 
 /* Payload of the FPDU: @len octets from message offset @tx->off. */
@@ -638,9 +563,9 @@ static int tx_add_payload(struct iwtcp_qp *qp, u32 len)
 		return tx_add_stag(qp, tx->rresp.src_stag, IB_ACCESS_REMOTE_READ,
 				   tx->rresp.src_to + skip, len);
 	if (tx->sqe.flags & SIW_WQE_INLINE)
-		return iwtcp_fpdu_tx_add_copy(&tx->fpdu,
-					      (u8 *)&tx->sqe.sge[1] + skip, len,
-					      &tx->sink);
+		return iwtcp_fpdu_tx_add(&tx->fpdu,
+					 (u8 *)&tx->sqe.sge[1] + skip, len,
+					 &tx->sink);
 	for (i = 0; i < tx->nsrc && len; i++) {
 		struct tx_src *s = &tx->src[i];
 
@@ -765,7 +690,7 @@ static int tx_build_batch(struct iwtcp_qp *qp)
 {
 	struct iwtcp_tx *tx = qp->tx;
 	u32 mss = tx_emss(qp);
-	u32 nbv, wire_len, scratch_used;
+	u32 nbv, wire_len, last_len;
 	int rv;
 
 	/*
@@ -794,16 +719,16 @@ static int tx_build_batch(struct iwtcp_qp *qp)
 	do {
 		nbv = tx->nbv;
 		wire_len = tx->wire_len;
-		scratch_used = tx->scratch_used;
+		last_len = nbv ? tx->bv[nbv - 1].bv_len : 0;
 		rv = tx_build(qp, mss);
 		if (rv && nbv) {
-			tx_batch_cut(tx, nbv, wire_len, scratch_used);
+			tx_batch_cut(tx, nbv, wire_len, last_len);
 			rv = 0;
 			break;
 		}
 	} while (!rv && tx->off < tx->len && !tx->eor &&
 		 tx_batch_room(tx, mss));
-	/* the batch holds the user pages it needs (@bv_ref), not the MR */
+	/* the batch holds a copy of the payload, not the MR */
 	iwtcp_mem_cache_drop(&tx->mrc);
 	return rv;
 }
@@ -1130,7 +1055,12 @@ static void tx_run(struct iwtcp_qp *qp)
 		}
 		built = true;
 		rv = tx_build_batch(qp);
-		if (rv == -EACCES && tx->kind == TX_READ_RESP) {
+		if (rv == -ENOMEM && tx->atomic) {
+			/* no page fragment without sleeping: the worker goes on */
+			tx_fpdu_release(tx);
+			set_bit(IWTCP_TX_AGAIN, &qp->tx_flags);
+			return;
+		} else if (rv == -EACCES && tx->kind == TX_READ_RESP) {
 			/* RFC 5040 7.2: the source STag went away meanwhile */
 			tx_fpdu_release(tx);
 			tx_end_message(qp, SIW_WC_SUCCESS);
@@ -1339,8 +1269,7 @@ int iwtcp_qp_tx_init(struct iwtcp_qp *qp, const struct iwtcp_fpdu_stream *st,
 	if (!tx)
 		return -ENOMEM;
 	tx->st = *st;
-	tx->sink.ref = tx_sink_ref;
-	tx->sink.copy = tx_sink_copy;
+	tx->sink.reserve = tx_reserve;
 	tx->sink.arg = tx;
 	for (i = 0; i < IWTCP_DDP_NR_QN; i++)
 		tx->msn[i] = IWTCP_DDP_MSN_INIT;
@@ -1365,6 +1294,8 @@ void iwtcp_qp_tx_free(struct iwtcp_qp *qp)
 	if (!qp->tx)
 		return;
 	tx_fpdu_release(qp->tx);
+	if (qp->tx->pfrag.page)
+		put_page(qp->tx->pfrag.page);
 	kfree(qp->tx);
 	qp->tx = NULL;
 }
