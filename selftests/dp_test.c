@@ -1024,6 +1024,7 @@ static int client_send_inv(void)
 }
 
 static atomic_int busy_stop;
+static atomic_ulong busy_stores;	/* octets the writer changed */
 
 /* busy_source: write into the source of the Writes until told to stop. */
 static void *busy_writer(void *arg)
@@ -1037,6 +1038,7 @@ static void *busy_writer(void *arg)
 		/* a store the compiler may not drop or merge */
 		__atomic_store_n(p, (__u8)(*p + 0x3b), __ATOMIC_RELAXED);
 	}
+	atomic_store(&busy_stores, i);
 	return NULL;
 }
 
@@ -1063,7 +1065,11 @@ static int busy_source(void)
 	pthread_join(thread, NULL);
 	if (rc)
 		return -1;
-	printf("busy source: %d Writes of %u ok\n", BUSY_WRITES, BUSY_LEN);
+	/* the writer ran beside the Writes, or the case proved nothing */
+	if (!atomic_load(&busy_stores))
+		return fail("the writer thread never ran");
+	printf("busy source: %d Writes of %u ok, %lu stores beside them\n",
+	       BUSY_WRITES, BUSY_LEN, atomic_load(&busy_stores));
 	/* the connection still carries data, exact (the server resets its
 	 * buffer for a Send; the Writes left it undefined)
 	 */

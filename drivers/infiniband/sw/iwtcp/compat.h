@@ -139,8 +139,9 @@ static inline bool iwtcp_compat_skb_frags_readable(const struct sk_buff *skb)
  * socket @sk, which takes the pages by reference (6.5's MSG_SPLICE_PAGES).
  * 6.1 takes them one bio_vec at a time with tcp_sendpage_locked(), which
  * knows no MSG_EOR: the tail buffer is marked here instead, as
- * tcp_sendmsg_locked() marks it. Returns the octets TCP took (the
- * iterator advanced by as many), or a negative errno if it took none.
+ * tcp_sendmsg_locked() marks it. Without scatter-gather on the route TCP
+ * copies instead, on both. Returns the octets TCP took (the iterator
+ * advanced by as many), or, if it took none, a negative errno (or 0).
  */
 static inline int iwtcp_compat_tcp_splice_locked(struct sock *sk,
 						 struct msghdr *msg,

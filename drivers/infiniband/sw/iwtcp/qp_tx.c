@@ -49,7 +49,8 @@
  * (@pfrag, as TCP's own copy fills the socket's): each octet of the
  * registered memory is read once, into its place in the FPDU, and the
  * CRC runs over that copy while it is in the cache. TCP then takes the
- * pages by reference (MSG_SPLICE_PAGES) and copies nothing. So the CRC
+ * pages by reference (MSG_SPLICE_PAGES; 6.1: tcp_sendpage_locked()),
+ * without a copy of its own on a route with scatter-gather. So the CRC
  * always matches the octets sent, even when the application writes into
  * a buffer it is sending, and a deregistration never waits for the peer.
  * The payload's STag is looked up once per batch (iwtcp_mem_cached())
@@ -136,7 +137,7 @@ struct tx_src {
  * @sink: where the framer writes its octets: @pfrag, then @bv
  * @pfrag: the page fragment FPDUs are written into (skb_page_frag_refill())
  * @atomic: this run is inline in a kernel post_send, under the socket's
- *	spinlock: one batch, written with tcp_sendmsg_locked()
+ *	spinlock: one batch, page fragments without sleeping, no TERMINATE
  */
 struct iwtcp_tx {
 	struct iwtcp_fpdu_stream st;
@@ -281,7 +282,8 @@ static int tx_reserve(void *arg, u32 len, void **dst)
 	struct iwtcp_tx *tx = arg;
 	struct page_frag *pf = &tx->pfrag;
 	struct bio_vec *last = tx->nbv ? &tx->bv[tx->nbv - 1] : NULL;
-	gfp_t gfp = tx->atomic ? GFP_ATOMIC | __GFP_NOWARN : GFP_KERNEL;
+	/* inline, the worker is the fallback: no reserves */
+	gfp_t gfp = tx->atomic ? GFP_NOWAIT | __GFP_NOWARN : GFP_KERNEL;
 	u32 n;
 
 	if (!skb_page_frag_refill(1, pf, gfp))
@@ -343,9 +345,9 @@ static void tx_fpdu_release(struct iwtcp_tx *tx)
 }
 
 /*
- * Room in the batch for one more FPDU of at most @mss octets (markers
- * included): the pieces it takes if @pfrag falls back to single pages,
- * and the batch not yet at TX_BATCH octets.
+ * Room in the batch for one more FPDU of at most @mss octets, counting
+ * its markers again to be safe: the pieces it takes if @pfrag falls back
+ * to single pages, and the batch not yet at TX_BATCH octets.
  */
 static bool tx_batch_room(struct iwtcp_tx *tx, u32 mss)
 {
@@ -985,6 +987,11 @@ static void tx_stopped(struct iwtcp_qp *qp, enum iwtcp_qp_state state)
 	if (state != IWTCP_QP_TERMINATE)
 		return;
 	if (!tx->term_sent) {
+		/* an inline run may find no page without sleeping: the worker */
+		if (tx->atomic) {
+			set_bit(IWTCP_TX_AGAIN, &qp->tx_flags);
+			return;
+		}
 		tx->term_sent = true;
 		rv = tx_build_term(qp);
 		if (!rv && tx_push(qp, false) == -EAGAIN)
