@@ -13,7 +13,11 @@ import re
 import subprocess
 import sys
 
-TSHARK_RPC = ["tshark", "-n", "--disable-protocol", "smb_direct",
+# Heuristics first: a client's ephemeral port can be one Wireshark gives a
+# dissector by number (44321 is PCP's), which then takes the connection
+# from iwarp_mpa's heuristic.
+TSHARK_RPC = ["tshark", "-n", "-o", "tcp.try_heuristic_first:TRUE",
+              "--disable-protocol", "smb_direct",
               "--disable-protocol", "nfs"]
 TSHARK = TSHARK_RPC + ["--disable-protocol", "rpcordma"]
 FIELDS = ["frame.number", "tcp.srcport", "tcp.dstport", "tcp.stream",
