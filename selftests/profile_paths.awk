@@ -3,7 +3,7 @@
 # make profile (selftests/profile_guest.sh): the busy samples of
 # `perf script -F ip,sym` (blocks of "address symbol" lines, leaf first)
 # by leaf symbol into the file TOP, and by path on stdout: each sample
-# counts to the innermost of iwtcp receive (iwtcp_qp_rx), TCP receive
+# counts to the innermost of iwtcp receive (qp_rx), TCP receive
 # (net_rx_action, tcp_v4_rcv, tcp_v6_rcv), TCP's copy to a reader
 # (tcp_recvmsg), TCP transmit (tcp_sendmsg, tcp_sendmsg_locked) and iwtcp
 # transmit (tx_run) on its stack, or to "other", with each path's leading
@@ -38,7 +38,7 @@ function sample(   i, cls, leaf, in_idle) {
 			cls = "TCP receive"
 		else if (f[i] ~ /^tcp_recvmsg/)
 			cls = "TCP receive, copy to the reader"
-		else if (f[i] == "iwtcp_qp_rx")
+		else if (f[i] ~ /^(qp_rx|iwtcp_qp_rx_work|iwtcp_qp_rx_drain)$/)
 			cls = "iwtcp receive"
 	}
 	busy++

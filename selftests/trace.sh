@@ -23,7 +23,7 @@ EVENTS=(iwtcp_cep_state iwtcp_mpa_result iwtcp_rtr iwtcp_qp_state
 	iwtcp_term_tx iwtcp_term_rx iwtcp_fpdu_rx_error iwtcp_tx_batch
 	iwtcp_rx_batch)
 
-require_cmd ip rdma rping python3 timeout
+require_cmd ip rdma rping ib_write_bw python3 timeout
 need_built "$CM_TEST" "$VICTIM"
 
 tracefs=/sys/kernel/tracing
@@ -112,10 +112,17 @@ connection() {
 	! grep -Eq 'iwtcp_term_|iwtcp_fpdu_rx_error' "$out/trace"
 }
 
+# Where a trace line ran: the receive work, or a softirq (the flags'
+# third column).
+rx_work_re='^ *(kworker/[^ ]+|iwtcp_rx-[0-9]+|<\.\.\.>-[0-9]+) +\[[0-9]+\] b[^ ][.]'
+rx_softirq_re='\[[0-9]+\] [^ ][^ ]s'
+
 # rping's Sends and Reads: transmit and receive batches on both devices,
 # each of at least one FPDU and more wire octets than FPDU headers; every
 # transmit batch written by a worker, none by rping itself (the libsiw
-# doorbell queues the transmitter: DOC: Transmit).
+# doorbell queues the transmitter: DOC: Transmit); every receive batch
+# read in TCP's softirq or by the receive work, and rping's 1000 octets,
+# which leave little unread, at least once in the softirq (DOC: Receive).
 batches() {
 	local rc=0 spid
 
@@ -141,6 +148,35 @@ batches() {
 		echo "# rping's own system call wrote a transmit batch" >&2
 		return 1
 	fi
+	# the receive work: a kworker or the queue's rescuer (<...>: a task
+	# name the trace no longer holds) with bottom halves off, outside an
+	# interrupt; or a softirq (flags: irqs-off/BH-off, need-resched,
+	# hardirq/softirq)
+	if grep -E ' iwtcp_rx_batch: ' "$out/trace" |
+		grep -Ev "$rx_work_re|$rx_softirq_re" >&2; then
+		echo "# a receive batch ran outside the receive work and TCP's softirq" >&2
+		return 1
+	fi
+	seen "$rx_softirq_re.* iwtcp_rx_batch: "
+}
+
+# ib_write_bw's 64 KiB Writes leave more unread than the softirq takes:
+# the receiver's batches are read by its receive work (DOC: Receive).
+stream_batches() {
+	local rc=0 spid
+
+	trace_start
+	next_port
+	timeout $((120 * IWTCP_SLOW)) ip netns exec "$ns2" ib_write_bw -F -R \
+		-p "$port" -s 65536 -n 200 >"$out/server" 2>&1 &
+	spid=$!
+	wait_listen
+	timeout $((120 * IWTCP_SLOW)) ip netns exec "$ns1" ib_write_bw -F -R \
+		-p "$port" -s 65536 -n 200 192.0.2.2 >"$out/client" 2>&1 || rc=$?
+	wait "$spid" || rc=$?
+	trace_stop
+	((rc == 0))
+	seen "$rx_work_re.* iwtcp_rx_batch: dev=iwtcp_b "
 }
 
 # RFC 6581 9.2: no RTR type in common; the initiator's TERM 0x07 (layer
@@ -209,10 +245,12 @@ startup_crc_markers() {
 	seen 'iwtcp_term_tx: dev=iwtcp_b qpn=[0-9]+ cep=[1-9][0-9]* layer=2 type=0 code=0x2 '
 }
 
-tests=(every_event_listed connection batches startup_term bad_stag bad_crc
+tests=(every_event_listed connection batches stream_batches startup_term bad_stag bad_crc
 	peer_term_rx startup_crc_markers)
 
 ktap_plan "${#tests[@]}"
 setup_two_hosts
+# perftest's second connect must not be refused (iwtcp-interop.rst)
+hosts_no_refusals
 ktap_run_timed tests defaults
 ktap_finish

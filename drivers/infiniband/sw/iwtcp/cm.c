@@ -268,8 +268,9 @@ static void cm_sk_event(struct sock *sk)
 }
 
 /*
- * Data arrived: the QP's receive path takes it once the connection runs,
- * else the endpoint's work handler (start-up frames).
+ * Data arrived: the QP's receive takes it once the connection runs (here
+ * or in its work, iwtcp_qp_rx_ready()), else the endpoint's work handler
+ * (start-up frames).
  * Context: softirq or process context, socket locked.
  */
 static void cm_sk_data_ready(struct sock *sk)
@@ -280,7 +281,7 @@ static void cm_sk_data_ready(struct sock *sk)
 	read_lock_bh(&sk->sk_callback_lock);
 	cep = sk->sk_user_data;
 	if (cep && cep->dp)
-		iwtcp_qp_rx(cep->qp, sk);
+		iwtcp_qp_rx_ready(cep->qp, sk);
 	else if (cep)
 		cep_queue(cep);
 	read_unlock_bh(&sk->sk_callback_lock);
@@ -466,7 +467,12 @@ static void cep_close(struct iwtcp_cep *cep, enum iw_cm_event_type event,
 		return;
 	cep_set_state(cep, CEP_CLOSED);
 	if (cep->sock) {
+		bool dp = cep->dp;
+
 		cep_detach_sock(cep);
+		/* what the receive work has not read yet is the QP's */
+		if (dp)
+			iwtcp_qp_rx_drain(cep->qp);
 		/*
 		 * An abort resets the connection (linger 0) if TCP holds
 		 * nothing unacknowledged now, else closes in order; the QP's
@@ -710,7 +716,8 @@ static int cep_start_data_path(struct iwtcp_cep *cep, u8 rtr_sent,
 	cep->dp = true;
 	sk->sk_write_space = cm_sk_write_space;
 	write_unlock_bh(&sk->sk_callback_lock);
-	iwtcp_qp_rx_start(cep->qp);
+	/* what arrived before the callback moved */
+	iwtcp_qp_rx_kick(cep->qp);
 	iwtcp_qp_tx_kick(cep->qp);
 	return 0;
 }
@@ -1562,6 +1569,13 @@ static void cep_established_work(struct iwtcp_cep *cep)
 	}
 	/* The peer closed or reset the connection. */
 	if (cep_sock_error(cep)) {
+		/*
+		 * What it sent before is placed before the ULP hears of it: a
+		 * ULP that drains its QP on DISCONNECT would flush it otherwise
+		 * (the receive work may still be behind).
+		 */
+		if (cep->dp)
+			iwtcp_qp_rx_drain(cep->qp);
 		cep_event(cep, IW_CM_EVENT_DISCONNECT, 0, NULL, 0);
 		cep_close(cep, IW_CM_EVENT_CLOSE, 0);
 	}

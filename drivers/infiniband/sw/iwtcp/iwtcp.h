@@ -422,6 +422,7 @@ struct iwtcp_irq_entry {
  * @tx_work: runs the transmitter; holds a QP reference while queued
  * @ev_deferred: bit N: event N is due from @ev_work
  * @ev_work: reports events that became due inside a kernel post_send
+ * @rx_work: runs receive; holds a QP reference while queued
  * @rx: receive state, owned by the holder of the socket lock (qp_rx.c)
  * @orq_lock: serialises @orq between transmit and receive
  * @orq: outstanding outbound Reads, @ord (at least 1) of them
@@ -475,6 +476,7 @@ struct iwtcp_qp {
 	struct work_struct tx_work;
 	unsigned long ev_deferred;
 	struct irq_work ev_work;
+	struct work_struct rx_work;
 	struct iwtcp_rx *rx;
 	/* serialises the ORQ */
 	spinlock_t orq_lock;

@@ -71,7 +71,8 @@
  *    can reach yet (listener_accept_one()). Under it: settings_lock (6,
  *    cep_settings()); the socket lock (9: kernel_sendmsg(),
  *    kernel_recvmsg(), kernel_accept(), kernel_getsockname(), setsockopt,
- *    shutdown, sock_release(), iwtcp_qp_rx_start()); sk_callback_lock
+ *    shutdown, sock_release(), the last receive of iwtcp_qp_rx_drain()
+ *    with what receive takes, see 9); sk_callback_lock
  *    (10, write: cep_attach_sock(), cep_detach_sock(),
  *    cep_start_data_path()); iw_cm's lock (11: ``event_handler``,
  *    ``add_ref``, ``rem_ref``); the QP's state_lock (12) and, through the
@@ -102,15 +103,22 @@
  *
  * 9. The socket lock of a connection's TCP socket, taken as its owner
  *    (lock_sock(): holders of 5; the transmitter in tx_push(), in the
- *    worker; iwtcp_qp_rx_start()) or as its spinlock (bh_lock_sock():
- *    TCP's softirq receive and timers; the inline transmitter of a kernel
- *    post_send in iwtcp_qp_tx_post(), with bottom halves disabled). TCP
- *    calls the socket callbacks under it;
- *    so under it: sk_callback_lock (10, read), receive (iwtcp_qp_rx())
- *    and the inline transmitter, with all they take: 12-17, MR lookups
- *    (RCU), queue_work() of the QP's transmit work and the endpoint's
- *    work, and the ULP's handlers (receive calls them directly; the
- *    inline transmitter defers them, see tx_in_post). It owns the receive
+ *    transmit work; receive, in the receive work, iwtcp_qp_rx_work(),
+ *    and once under 5 at the close, iwtcp_qp_rx_drain()) or
+ *    as its spinlock (bh_lock_sock(): TCP's softirq receive and timers,
+ *    and iwtcp's receive of a little data in that softirq receive,
+ *    iwtcp_qp_rx_ready();
+ *    the inline transmitter of a kernel post_send in iwtcp_qp_tx_post(),
+ *    with bottom halves disabled). TCP calls the socket callbacks under
+ *    it; so under it: sk_callback_lock (10, read), receive (with bottom
+ *    halves disabled, so that the ULP's handlers it calls keep the atomic
+ *    context they had in softirq and never sleep on 5 or 9) and the
+ *    inline transmitter, with all they take: 12-17, MR lookups (RCU),
+ *    queue_work() of the QP's transmit and receive work and the
+ *    endpoint's work, and the ULP's handlers (receive calls them
+ *    directly; the inline transmitter defers them, see tx_in_post). The
+ *    receive work and the transmit work wait for each other only here,
+ *    in lock_sock(), and neither waits for a work item. It owns the receive
  *    state (&struct iwtcp_rx) and the socket's queues (tcp_read_sock(),
  *    tcp_sendmsg_locked()). iwtcp never nests two sockets' locks (see
  *    tx_sk_held). A listening socket's ``sk_data_ready`` runs without its
@@ -123,7 +131,10 @@
  *     listener's ``sk_data_ready``). Writer: write_lock_bh() under 5,
  *     never inside 9. Once the writer restored the socket's callbacks, no
  *     callback sees the endpoint any more: then their reference is
- *     dropped. Under the read side: what receive takes (12-17).
+ *     dropped. Under the read side: queue_work() (the QP's receive and
+ *     transmit work, the endpoint's work), and receive when the
+ *     data-ready callback takes a little data inline
+ *     (iwtcp_qp_rx_ready()), with what it takes (as under 9).
  *
  * 11. iw_cm's ``cm_id_priv->lock`` (spinlock, irqsave): taken by iw_cm in
  *     what iwtcp calls under 5 (``event_handler``, which only queues,
@@ -210,11 +221,14 @@
  *   of the two sees the other: no request is lost, nobody waits, and no
  *   lock can be taken in the opposite order through it. The owner takes
  *   the socket lock (9) after BUSY, never before.
- * * ``tx_sk_held`` (per CPU, qp_tx.c): iwtcp holds a socket spinlock on
- *   this CPU (receive, an inline run). A kernel post_send from a handler
- *   called meanwhile defers to the worker instead of taking a second
+ * * ``tx_sk_held`` (per CPU, qp_tx.c): iwtcp holds a socket's lock on
+ *   this CPU (receive as its owner or under its spinlock, an inline run
+ *   under its spinlock), bottom halves off. A kernel post_send from a
+ *   handler called meanwhile defers to the worker. That avoids a second
  *   socket spinlock of the same class inside the first (a self-deadlock
- *   on one socket, an ABBA between two CPUs on two). Changed only with
+ *   on one socket, an ABBA between two CPUs on two); a receive that owns
+ *   its socket, where an inline run would find it owned and defer anyway,
+ *   stays out of other sockets' spinlocks by the same rule. Changed only with
  *   bottom halves disabled, so the count belongs to the CPU.
  * * ``tx_in_post`` (per CPU): an inline run is inside a ULP's post_send
  *   here, where the ULP may hold the lock its handlers take. Completion
@@ -300,7 +314,9 @@
  *   destroyed by their verbs in process context; the core destroys a CQ
  *   or SRQ only when no QP uses it.
  * * &struct iwtcp_qp: ``ref`` (creation, iw_cm, the endpoint, a queued
- *   transmit work); iwtcp_destroy_qp() waits for the last put, frees the
+ *   transmit or receive work: the work drops it as its last step, so
+ *   nothing waits for a work item); iwtcp_destroy_qp() waits for the last
+ *   put, frees the
  *   data path (``tx``, ``rx``, ORQ, IRQ, slots, the socket reference),
  *   and the core frees the struct; process context.
  * * &struct iwtcp_mr: ``ref`` (creation, each data path use); dereg_mr
@@ -326,7 +342,7 @@
  * place_lock and rq_lock (iwtcp_qp_rx_flush()), the queue's lock
  * (iwtcp_ring_post_recv()), rdma_counter.lock (iwtcp_counter_bind_qp(),
  * _unbind_qp(), _update_stats()); lockdep_sock_is_held()
- * (cm_sk_data_ready(), iwtcp_qp_rx(), tx_end_segment()); an RCU reader
+ * (cm_sk_data_ready(), qp_rx(), tx_end_segment()); an RCU reader
  * (iwtcp_get_qp()).
  */
 

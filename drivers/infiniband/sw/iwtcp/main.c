@@ -402,9 +402,12 @@ static int __init iwtcp_init(void)
 	rv = iwtcp_qp_tx_wq_init();
 	if (rv)
 		return rv;
-	rv = iwtcp_cm_init();
+	rv = iwtcp_qp_rx_wq_init();
 	if (rv)
 		goto err_tx_exit;
+	rv = iwtcp_cm_init();
+	if (rv)
+		goto err_rx_exit;
 	rv = ib_register_client(&iwtcp_client);
 	if (rv)
 		goto err_cm_exit;
@@ -419,6 +422,8 @@ err_unregister_client:
 	ib_unregister_client(&iwtcp_client);
 err_cm_exit:
 	iwtcp_cm_exit();
+err_rx_exit:
+	iwtcp_qp_rx_wq_exit();
 err_tx_exit:
 	iwtcp_qp_tx_wq_exit();
 	return rv;
@@ -457,6 +462,7 @@ static void __exit iwtcp_exit(void)
 	iwtcp_unregister_devices();
 	ib_unregister_client(&iwtcp_client);
 	iwtcp_cm_exit();
+	iwtcp_qp_rx_wq_exit();
 	iwtcp_qp_tx_wq_exit();
 	pr_info("unloaded\n");
 }

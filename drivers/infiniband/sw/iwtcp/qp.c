@@ -8,7 +8,9 @@
  *
  * A QP is counted by @ref. Holders: the creation reference (dropped by
  * iwtcp_destroy_qp()), the iw_cm while it uses the QP (iw_add_ref and
- * iw_rem_ref). iwtcp_destroy_qp() first unpublishes the QP number, then
+ * iw_rem_ref), the endpoint of its connection, and a queued transmit or
+ * receive work (dropped as the work's last step, so no one waits for a
+ * work item). iwtcp_destroy_qp() first unpublishes the QP number, then
  * moves the QP to ERROR (flushing all work into the CQs, which the RDMA
  * core keeps alive until the QP is gone), drops the creation reference
  * and waits for @released, completed by the last put: when it returns no
@@ -158,6 +160,7 @@ static void qp_init(struct iwtcp_qp *qp, struct ib_qp_init_attr *attr)
 	spin_lock_init(&qp->orq_lock);
 	spin_lock_init(&qp->irq_lock);
 	INIT_WORK(&qp->tx_work, iwtcp_qp_tx_work);
+	INIT_WORK(&qp->rx_work, iwtcp_qp_rx_work);
 	init_irq_work(&qp->ev_work, qp_event_work);
 	qp->state = IWTCP_QP_IDLE;
 	/* the verbs' Idle: INIT, as siw and the iWARP RNICs report it */
@@ -682,8 +685,8 @@ static void qp_free_data_path(struct iwtcp_qp *qp)
  * @base_qp: the QP
  * @udata: unused
  *
- * Unpublishes the QP, flushes its work (see "QP lifetime") and waits for
- * the last reference.
+ * Unpublishes the QP, flushes its work requests (see "QP lifetime") and
+ * waits for the last reference, so for its queued work items too.
  *
  * Context: process context, sleeps.
  * Return: 0.

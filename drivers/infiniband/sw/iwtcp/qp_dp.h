@@ -38,8 +38,12 @@ int iwtcp_qp_tx_wq_init(void);
 void iwtcp_qp_tx_wq_exit(void);
 
 /* qp_rx.c */
-void iwtcp_qp_rx(struct iwtcp_qp *qp, struct sock *sk);
-void iwtcp_qp_rx_start(struct iwtcp_qp *qp);
+void iwtcp_qp_rx_work(struct work_struct *work);
+void iwtcp_qp_rx_ready(struct iwtcp_qp *qp, struct sock *sk);
+void iwtcp_qp_rx_kick(struct iwtcp_qp *qp);
+void iwtcp_qp_rx_drain(struct iwtcp_qp *qp);
+int iwtcp_qp_rx_wq_init(void);
+void iwtcp_qp_rx_wq_exit(void);
 int iwtcp_qp_rx_init(struct iwtcp_qp *qp, const struct iwtcp_fpdu_stream *st,
 		     u8 rtr_recv);
 bool iwtcp_qp_rx_flush(struct iwtcp_qp *qp);

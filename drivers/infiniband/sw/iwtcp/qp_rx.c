@@ -7,10 +7,26 @@
 /**
  * DOC: Receive
  *
- * Receive runs in the socket's data-ready callback (softirq, or the
- * process releasing the socket lock) through tcp_read_sock(), and once in
- * process context when the connection starts. It holds the socket lock,
- * which serialises it.
+ * Receive runs through tcp_read_sock() under the socket lock, which
+ * serialises it, in one of two places, chosen by the socket's data-ready
+ * callback (iwtcp_qp_rx_ready()):
+ * - Little unread (at most RX_INLINE_MAX octets, the socket not owned by
+ *   a process): right there, in TCP's softirq under the socket's
+ *   spinlock. A message waits for no wake-up: latency-bound traffic
+ *   (small Sends, Read Requests, NFS's RPC calls) is served at once.
+ * - More (a stream), or a process owns the socket: in a work item of its
+ *   own (``rx_work`` on the unbound iwtcp_rx queue), as the owner of the
+ *   socket lock (lock_sock()), at most RX_BUDGET octets a run. TCP's
+ *   softirq then no longer carries the CRC check and the placement: they
+ *   run on whichever CPU is free (on veth, where the receive softirq runs
+ *   in the sender's context, beside the sender rather than in it). The
+ *   kernel's other TCP ULPs receive so (nvme-tcp's io_work, sunrpc's
+ *   receive on xprtiod).
+ * Segments that arrive while a process owns the socket wait in its
+ * backlog; release_sock() processes them and calls the data-ready
+ * callback, which queues the work. The start of the data path queues it
+ * for what arrived before. Measured in iwtcp-performance.rst ("receive
+ * inline or in the work item"); RX_INLINE_MAX itself was not tuned.
  *
  * An FPDU is processed only when all of it is in the socket's receive
  * queue (its ULPDU_Length gives its size; the read of it brings the DDP
@@ -38,6 +54,7 @@
  */
 #include <linux/bitfield.h>
 #include <linux/highmem.h>
+#include <linux/sizes.h>
 #include <net/tcp.h>
 
 #include "qp.h"
@@ -59,7 +76,7 @@
  * @st: stream offset for markers, markers and CRC in this direction
  * @msn: next expected MSN per untagged queue (RFC 5041 5.1)
  * @skip: octets of an FPDU already processed, still in the socket
- * @dead: an error ended the stream; octets are dropped
+ * @dead: an error or the close ended the stream; octets are dropped
  * @rqe_owned: @rqe holds the receive of the Send in progress; changed
  *	only under the QP's receive queue lock, since a flush completes it
  *	(under place_lock too); receive reads it with READ_ONCE(), and
@@ -70,6 +87,7 @@
  * @batch_fpdus: FPDUs of the current tcp_read_sock(), verified; counted
  *	(and traced: trace_iwtcp_rx_batch) once it returns, not per FPDU
  * @batch_octets: their wire octets
+ * @budget: wire octets after which the current tcp_read_sock() stops
  */
 struct iwtcp_rx {
 	struct iwtcp_fpdu_stream st;
@@ -82,7 +100,23 @@ struct iwtcp_rx {
 	struct iwtcp_mem_cache mrc;
 	u32 batch_fpdus;
 	u32 batch_octets;
+	u32 budget;
 };
+
+/*
+ * Wire octets one run of the receive work verifies and places before it
+ * queues itself again: bottom halves come back on, and TCP's backlog is
+ * processed, at least this often (about 2.5 ms under TCG with CRC on,
+ * microseconds on real x86).
+ */
+#define RX_BUDGET	SZ_256K
+
+/*
+ * Unread octets up to which the data-ready callback receives in the
+ * softirq itself: a few small messages, never a stream's burst (veth and
+ * GRO hand TCP up to 64 KiB at once).
+ */
+#define RX_INLINE_MAX	SZ_16K
 
 /*
  * One FPDU in the receive queue: the TCP stream from sequence number @seq
@@ -793,6 +827,10 @@ static int rx_actor(read_descriptor_t *desc, struct sk_buff *skb,
 			rx->dead = true;
 			return len;
 		}
+		if (rx->batch_octets >= rx->budget) {
+			desc->count = 0;	/* tcp_read_sock() stops */
+			break;
+		}
 		rv = rx_fpdu(qp, skb->sk, skb, off + done);
 		if (!rv)
 			break;
@@ -809,15 +847,12 @@ static int rx_actor(read_descriptor_t *desc, struct sk_buff *skb,
 	return done;
 }
 
-/**
- * iwtcp_qp_rx() - receive what the socket holds
- * @qp: the connected QP
- * @sk: its socket, locked by the caller
- *
- * Context: the socket's data-ready callback (softirq, or process context
- * releasing the socket lock), or process context with the socket locked.
+/*
+ * Receive what the socket holds, up to @budget wire octets; true if the
+ * budget stopped it. Context: the socket locked: owned in process
+ * context, or its spinlock in softirq (iwtcp_qp_rx_ready()).
  */
-void iwtcp_qp_rx(struct iwtcp_qp *qp, struct sock *sk)
+static bool qp_rx(struct iwtcp_qp *qp, struct sock *sk, u32 budget)
 {
 	read_descriptor_t desc = {
 		.arg.data = qp,
@@ -826,12 +861,17 @@ void iwtcp_qp_rx(struct iwtcp_qp *qp, struct sock *sk)
 
 	lockdep_assert(lockdep_sock_is_held(sk));
 	if (!qp->rx)
-		return;
-	/* a post_send from a completion handler called here defers */
+		return false;
+	/*
+	 * Bottom halves off, as in the softirq this ran in before: the ULP's
+	 * handlers called from here keep their context, and a post_send from
+	 * one defers to the transmit work instead of waiting for the socket.
+	 */
 	local_bh_disable();
 	iwtcp_sk_held_enter();
 	qp->rx->batch_fpdus = 0;
 	qp->rx->batch_octets = 0;
+	qp->rx->budget = budget;
 	tcp_read_sock(sk, &desc, rx_actor);
 	iwtcp_mem_cache_drop(&qp->rx->mrc);
 	if (qp->rx->batch_fpdus) {
@@ -843,19 +883,135 @@ void iwtcp_qp_rx(struct iwtcp_qp *qp, struct sock *sk)
 	}
 	iwtcp_sk_held_exit();
 	local_bh_enable();
+	return !desc.count;
+}
+
+static struct workqueue_struct *iwtcp_rx_wq;
+
+/**
+ * iwtcp_qp_rx_work() - the receive work: receive what the socket holds
+ * @work: &iwtcp_qp.rx_work
+ *
+ * Takes the socket lock as its owner and runs tcp_read_sock() over what
+ * the socket holds (RFC 5044 6, RFC 5041 7.1, RFC 5040 7.2 checks; RFC
+ * 5041 5 placement), at most RX_BUDGET wire octets of it before it queues
+ * itself again, then drops the QP reference iwtcp_qp_rx_kick() took.
+ * The QP's sock reference (@sk, held from RTS until iwtcp_destroy_qp())
+ * keeps the sock; a work that runs after the endpoint's close (see
+ * iwtcp_qp_rx_drain()) drops what it finds.
+ *
+ * Context: process context (workqueue iwtcp_rx); sleeps in lock_sock().
+ */
+void iwtcp_qp_rx_work(struct work_struct *work)
+{
+	struct iwtcp_qp *qp = container_of(work, struct iwtcp_qp, rx_work);
+	/* set before the QP reached RTS, before the first kick */
+	struct sock *sk = READ_ONCE(qp->sk);
+	bool more;
+
+	lock_sock(sk);
+	more = qp_rx(qp, sk, RX_BUDGET);
+	release_sock(sk);
+	if (more)
+		iwtcp_qp_rx_kick(qp);
+	iwtcp_qp_rem_ref(&qp->base_qp);
 }
 
 /**
- * iwtcp_qp_rx_start() - receive what arrived before the callbacks moved
- * @qp: the QP just connected
+ * iwtcp_qp_rx_drain() - the last receive of a connection being closed
+ * @qp: the QP of an endpoint that closes: the peer closed (called before
+ *	the ULP hears of it), or the socket's callbacks were just restored
  *
- * Context: process context.
+ * Receives all the socket holds now, as the receive work would (a budget
+ * at a time, bottom halves on between them), and ends the stream, which
+ * the LLP's close ends (RFC 5040 6.2): a receive work still queued, or a
+ * second drain, then drops what it finds. So what the peer sent before
+ * it closed is placed before the ULP's DISCONNECT, and not discarded by
+ * the close's own read of the socket (cep_sock_discard_rx()), whichever
+ * got to the socket first.
+ *
+ * Context: process context, under the endpoint's mutex; sleeps in
+ * lock_sock(). The ULP's handlers are called with bottom halves off.
  */
-void iwtcp_qp_rx_start(struct iwtcp_qp *qp)
+void iwtcp_qp_rx_drain(struct iwtcp_qp *qp)
 {
-	lock_sock(qp->sk);
-	iwtcp_qp_rx(qp, qp->sk);
-	release_sock(qp->sk);
+	struct sock *sk = qp->sk;
+
+	lock_sock(sk);
+	/* bottom halves come back on between budgets, as in the work */
+	while (qp_rx(qp, sk, RX_BUDGET))
+		cond_resched();
+	if (qp->rx)
+		qp->rx->dead = true;
+	release_sock(sk);
+}
+
+/**
+ * iwtcp_qp_rx_ready() - data arrived: receive it here, or in the work
+ * @qp: the QP of the connection, in RTS or later
+ * @sk: its socket, locked by the caller
+ *
+ * Receives in the caller's context when little is unread and no process
+ * owns the socket, else queues the receive work (see DOC: Receive).
+ *
+ * Context: the socket's data-ready callback: softirq under the socket's
+ * spinlock, or the owner's release_sock().
+ */
+void iwtcp_qp_rx_ready(struct iwtcp_qp *qp, struct sock *sk)
+{
+	lockdep_assert(lockdep_sock_is_held(sk));
+	if (!sock_owned_by_user(sk) && tcp_inq(sk) <= RX_INLINE_MAX)
+		qp_rx(qp, sk, U32_MAX);
+	else
+		iwtcp_qp_rx_kick(qp);
+}
+
+/**
+ * iwtcp_qp_rx_kick() - have the receive work look at the socket
+ * @qp: a QP in RTS or later, whose endpoint or running work holds a
+ *	reference on it
+ *
+ * Queues @qp's receive work with a QP reference, unless it is queued
+ * already (it then reads what arrived meanwhile too). A work running now
+ * is queued again, so no data is left unread.
+ *
+ * Context: any context; called from the socket's data-ready callback
+ * (iwtcp_qp_rx_ready()) and when the data path starts.
+ */
+void iwtcp_qp_rx_kick(struct iwtcp_qp *qp)
+{
+	iwtcp_qp_add_ref(&qp->base_qp);
+	if (!queue_work(iwtcp_rx_wq, &qp->rx_work))
+		iwtcp_qp_rem_ref(&qp->base_qp);
+}
+
+/**
+ * iwtcp_qp_rx_wq_init() - module init of the receive workqueue
+ *
+ * Unbound, so that the receive of a connection runs on whichever CPU is
+ * free rather than behind the softirq that queued it; WQ_MEM_RECLAIM,
+ * since NFS and NVMe-oF write back over it; WQ_HIGHPRI as the transmit
+ * workqueue.
+ *
+ * Context: module init.
+ * Return: 0 or -ENOMEM.
+ */
+int iwtcp_qp_rx_wq_init(void)
+{
+	iwtcp_rx_wq = alloc_workqueue("iwtcp_rx", WQ_MEM_RECLAIM | WQ_HIGHPRI |
+				      WQ_UNBOUND, 0);
+	return iwtcp_rx_wq ? 0 : -ENOMEM;
+}
+
+/**
+ * iwtcp_qp_rx_wq_exit() - module exit of the receive workqueue
+ *
+ * Context: module exit, after every device (and so every QP, each of
+ * whose destruction waited for its queued work) is gone.
+ */
+void iwtcp_qp_rx_wq_exit(void)
+{
+	destroy_workqueue(iwtcp_rx_wq);
 }
 
 /**

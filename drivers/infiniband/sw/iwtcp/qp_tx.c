@@ -23,7 +23,7 @@
  *   for one batch, as net/xfrm/espintcp.c writes to TCP from softirq.
  *   It defers to @tx_work in hard interrupts, with interrupts disabled,
  *   while the socket is owned by a process, and inside iwtcp's own
- *   receive (which holds a socket's spinlock). Completion and event
+ *   receive (which holds a socket's lock). Completion and event
  *   handlers due during an inline run are called from an irq_work, in
  *   hard interrupt context as a NIC's interrupt calls them, not within
  *   the ULP's own call.
@@ -1142,17 +1142,19 @@ void iwtcp_qp_tx_kick(struct iwtcp_qp *qp)
 		iwtcp_qp_rem_ref(&qp->base_qp);
 }
 
-/* Per CPU: iwtcp holds a socket's spinlock here (receive, inline run). */
+/* Per CPU: iwtcp holds a socket's lock here (receive, an inline run). */
 static DEFINE_PER_CPU(unsigned int, tx_sk_held);
 /* Per CPU: an inline run is inside a ULP's post_send here. */
 static DEFINE_PER_CPU(unsigned int, tx_in_post);
 
 /**
- * iwtcp_sk_held_enter() - iwtcp takes a socket's spinlock on this CPU
+ * iwtcp_sk_held_enter() - iwtcp holds a socket's lock on this CPU
  *
  * Until iwtcp_sk_held_exit(), a kernel post_send on this CPU (from a
  * completion handler called meanwhile) defers to the worker: running
- * inline would take a socket spinlock inside another one.
+ * inline would take a socket spinlock inside the lock of another socket
+ * (receive owns its socket, an inline run holds its spinlock), or find
+ * its own socket owned and defer anyway.
  *
  * Context: bottom halves disabled.
  */
