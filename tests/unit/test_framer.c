@@ -71,6 +71,8 @@ struct rec_sink {
 	int fail_at;		/* the call that fails with -ENOBUFS, or -1 */
 	u8 *scribble;		/* if set: changed at every call */
 	u32 scribble_len;
+	u32 max_run;		/* if set: no run is longer */
+	bool whole;		/* if set: every run as long as asked */
 };
 
 static int rec_reserve(void *arg, u32 len, void **dst)
@@ -83,7 +85,9 @@ static int rec_reserve(void *arg, u32 len, void **dst)
 		return -ENOBUFS;
 	for (i = 0; r->scribble && i < r->scribble_len; i++)
 		r->scribble[i] = rnd();
-	n = rnd() % 4 ? len : 1 + rnd() % len;
+	n = r->whole || rnd() % 4 ? len : 1 + rnd() % len;
+	if (r->max_run && n > r->max_run)
+		n = r->max_run;
 	assert_true(r->len + n <= sizeof(r->out));
 	*dst = r->out + r->len;
 	r->len += n;
@@ -195,11 +199,12 @@ static void test_tx_errors(void **state)
 	/* a sink failing at each of its calls in turn (same pieces each time) */
 	st.off = 500;
 	r.fail_at = -1;
+	r.max_run = 100;
 	rnd_state = 77;
 	ret = frame_pieces(&r, &st, ulpdu, sizeof(ulpdu), 20);
 	assert_true(ret > 0);
 	calls = r.calls;
-	/* runs split by markers and by the sink's room */
+	/* runs split by the sink's room */
 	assert_true(calls > 4);
 	for (i = 0; i < calls; i++) {
 		st.off = 500;
@@ -210,6 +215,40 @@ static void test_tx_errors(void **state)
 		assert_int_equal(st.off, 500);
 	}
 	r.fail_at = -1;
+	r.max_run = 0;
+}
+
+/*
+ * A sink that gives all the room asked for is asked once per FPDU, with
+ * markers, PAD and pieces of payload: the data path's page fragment is
+ * called per FPDU, not per piece (iwtcp-performance.rst, "One reserve per
+ * FPDU").
+ */
+static void test_tx_one_reserve(void **state)
+{
+	static struct rec_sink r = { .fail_at = -1, .whole = true };
+	static u8 ulpdu[4000], want[MAXW];
+	struct iwtcp_fpdu_stream st;
+	u32 phase, mode, ulen, w, hdr;
+
+	(void)state;
+	for (phase = 0; phase < 512; phase += 36) {
+		for (mode = 0; mode < 4; mode++) {
+			ulen = 1 + rnd() % sizeof(ulpdu);
+			st = (struct iwtcp_fpdu_stream){
+				.off = phase, .markers = mode & 1,
+				.crc = mode & 2,
+			};
+			hdr = rnd() % 29;	/* min() reads twice */
+			hdr = min(hdr, ulen);
+			w = ref_encode(phase, mode & 1, mode & 2, ulpdu, ulen,
+				       want);
+			assert_int_equal(frame_pieces(&r, &st, ulpdu, ulen, hdr),
+					 w);
+			assert_memory_equal(r.out, want, w);
+			assert_int_equal(r.calls, 1);
+		}
+	}
 }
 
 /*
@@ -232,6 +271,7 @@ static void test_tx_crc_of_the_copy(void **state)
 	(void)state;
 	r.scribble = ulpdu;
 	r.scribble_len = sizeof(ulpdu);
+	r.max_run = 300;	/* several runs, and changes, per FPDU */
 	for (phase = 0; phase < 512; phase += 28) {
 		for (mode = 0; mode < 2; mode++) {
 			tx = (struct iwtcp_fpdu_stream){
@@ -523,6 +563,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_tx_pieces_vs_reference),
 		cmocka_unit_test(test_tx_errors),
+		cmocka_unit_test(test_tx_one_reserve),
 		cmocka_unit_test(test_tx_crc_of_the_copy),
 		cmocka_unit_test(test_rx_every_split),
 		cmocka_unit_test(test_rx_misaligned),

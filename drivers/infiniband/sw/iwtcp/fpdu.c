@@ -280,24 +280,39 @@ static __always_inline u32 tx_to_marker(const struct iwtcp_fpdu_tx *t)
 	return t->l.first + IWTCP_MPA_MARKER_PERIOD * t->mk - t->wpos;
 }
 
-/* Copy @n wire octets into the sink; the CRC (RFC 5044 4.4) if @crc. */
+/*
+ * Copy @n wire octets into the sink; the CRC (RFC 5044 4.4) if @crc. The
+ * room is asked for the rest of the FPDU at once: one call per FPDU, not
+ * one per piece, unless the sink hands it out in shorter runs.
+ */
 static int tx_put(struct iwtcp_fpdu_tx *t, const void *p, u32 n, bool crc,
 		  const struct iwtcp_fpdu_sink *s)
 {
+	u32 left = t->l.wire_len - t->wpos, k;
 	const u8 *src = p;
 	void *dst;
-	int k;
+	int ret;
 
+	if (t->wpos > t->l.wire_len || n > left)
+		return -EPROTO;
 	while (n) {
-		k = s->reserve(s->arg, n, &dst);
-		if (k < 0)
-			return k;
-		if (!k || (u32)k > n)
-			return -EPROTO;
-		memcpy(dst, src, k);
+		if (!t->room) {
+			ret = s->reserve(s->arg, left, &dst);
+			if (ret < 0)
+				return ret;
+			if (!ret || (u32)ret > left)
+				return -EPROTO;
+			t->dst = dst;
+			t->room = ret;
+		}
+		k = min(n, t->room);
+		memcpy(t->dst, src, k);
 		if (crc && t->crc_on)
-			t->crc = iwtcp_fpdu_crc_update(t->crc, dst, k);
+			t->crc = iwtcp_fpdu_crc_update(t->crc, t->dst, k);
+		t->dst += k;
+		t->room -= k;
 		t->wpos += k;
+		left -= k;
 		src += k;
 		n -= k;
 	}

@@ -48,8 +48,10 @@ struct iwtcp_fpdu_stream {
  * struct iwtcp_fpdu_sink - where the transmit framer writes an FPDU
  * @reserve: room for up to @len more wire octets: store where they go in
  *	*@dst and return how many fit there (1 to @len, contiguous), or a
- *	negative errno, which the framer passes back. The framer fills that
- *	room at once, in wire order, before it asks again.
+ *	negative errno, which the framer passes back. @len is what is left
+ *	of the FPDU being framed: the framer fills that room in wire order
+ *	before it asks again, all of it unless framing fails (its caller
+ *	then drops the FPDU).
  * @arg: first argument of @reserve
  */
 struct iwtcp_fpdu_sink {
@@ -66,6 +68,8 @@ struct iwtcp_fpdu_sink {
  * @mk: markers written to the sink so far
  * @crc: CRC register over the wire octets so far
  * @crc_on: the CRC is computed (RFC 5044 4.4), else the field is 0
+ * @dst: where the next wire octet goes, in room the sink gave
+ * @room: octets of that room not yet written
  */
 struct iwtcp_fpdu_tx {
 	struct iwtcp_fpdu_layout l;
@@ -75,6 +79,8 @@ struct iwtcp_fpdu_tx {
 	u32 mk;
 	u32 crc;
 	bool crc_on;
+	u8 *dst;
+	u32 room;
 };
 
 /*
