@@ -99,28 +99,37 @@ mark() {
 # DDP/RDMAP header, 18 octets untagged (Send), 14 tagged (Write).
 # Results on stderr.
 transfers() {
-	local t p pids=() rc=0 ports=("$1" "$2")
+	local t p i pids=() names=() rc=0 st ports=("$1" "$2")
 	local tools=(ib_send_bw ib_write_bw) sizes=($((16 * 992)) $((16 * 996)))
+	# a debug kernel under load took 120 s for one run (2026-12-05)
+	local limit=$((120 * IWTCP_SLOW))
 
 	[[ -z ${3:-} ]] || sizes=("$3" "$3")
 
 	for t in 0 1; do
-		timeout 120 ip netns exec "$ns2" "${tools[t]}" -F -R -n 20 \
+		timeout "$limit" ip netns exec "$ns2" "${tools[t]}" -F -R -n 20 \
 			-s "${sizes[t]}" -p "${ports[t]}" >"$out/${tools[t]}.s" 2>&1 &
 		pids+=($!)
+		names+=("${tools[t]} server")
 	done
 	for p in "${ports[@]}"; do
 		port=$p
 		wait_listen
 	done
 	for t in 0 1; do
-		timeout 120 ip netns exec "$ns1" "${tools[t]}" -F -R -n 20 \
+		timeout "$limit" ip netns exec "$ns1" "${tools[t]}" -F -R -n 20 \
 			-s "${sizes[t]}" -p "${ports[t]}" 192.0.2.2 \
 			>"$out/${tools[t]}.c" 2>&1 &
 		pids+=($!)
+		names+=("${tools[t]} client")
 	done
-	for p in "${pids[@]}"; do
-		wait "$p" || rc=$?
+	for i in "${!pids[@]}"; do
+		st=0
+		wait "${pids[i]}" || st=$?
+		if ((st)); then
+			echo "# ${names[i]} exited $st (124: after $limit s)" >&2
+			rc=$st
+		fi
 	done
 	for t in "${tools[@]}"; do
 		if ((rc)); then
@@ -162,7 +171,7 @@ capture_case() {
 	echo "# capturing after $((SECONDS - t0)) s" >&2
 	before=$(counters)
 	transfers "$p1" "$p2" "${4:-}"
-	wait_for 60 ports_quiet "$p1" "$p2"
+	wait_for $((60 * IWTCP_SLOW)) ports_quiet "$p1" "$p2"
 	mark "$cap" "iwtcp-capture-end-$p1"
 	after=$(counters)
 	read -ra b <<<"$before"
