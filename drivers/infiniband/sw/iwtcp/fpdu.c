@@ -281,15 +281,14 @@ static __always_inline u32 tx_to_marker(const struct iwtcp_fpdu_tx *t)
 }
 
 /*
- * Copy @n wire octets into the sink; the CRC (RFC 5044 4.4) if @crc. The
- * room is asked for the rest of the FPDU at once: one call per FPDU, not
- * one per piece, unless the sink hands it out in shorter runs.
+ * tx_put() when the room runs out: ask the sink for the rest of the FPDU
+ * at once (one call per FPDU, unless the sink hands it out in shorter
+ * runs) and copy on.
  */
-static int tx_put(struct iwtcp_fpdu_tx *t, const void *p, u32 n, bool crc,
-		  const struct iwtcp_fpdu_sink *s)
+static int tx_put_refill(struct iwtcp_fpdu_tx *t, const u8 *src, u32 n,
+			 bool crc, const struct iwtcp_fpdu_sink *s)
 {
 	u32 left = t->l.wire_len - t->wpos, k;
-	const u8 *src = p;
 	void *dst;
 	int ret;
 
@@ -316,6 +315,28 @@ static int tx_put(struct iwtcp_fpdu_tx *t, const void *p, u32 n, bool crc,
 		src += k;
 		n -= k;
 	}
+	return 0;
+}
+
+/*
+ * Copy @n wire octets into the sink; the CRC (RFC 5044 4.4) if @crc.
+ * Inline for the common case, room left from the FPDU's first call (the
+ * room never exceeds what is left of the FPDU).
+ */
+static __always_inline int tx_put(struct iwtcp_fpdu_tx *t, const void *p,
+				  u32 n, bool crc,
+				  const struct iwtcp_fpdu_sink *s)
+{
+	u8 *dst = t->dst;
+
+	if (n > t->room)
+		return tx_put_refill(t, p, n, crc, s);
+	memcpy(dst, p, n);
+	if (crc && t->crc_on)
+		t->crc = iwtcp_fpdu_crc_update(t->crc, dst, n);
+	t->dst = dst + n;
+	t->room -= n;
+	t->wpos += n;
 	return 0;
 }
 
