@@ -218,6 +218,43 @@ static void test_tx_errors(void **state)
 	r.max_run = 0;
 }
 
+/* Sinks that break the contract: no room, or more room than asked. */
+static u8 bad_room[8192];
+
+static int zero_reserve(void *arg, u32 len, void **dst)
+{
+	(void)arg;
+	(void)len;
+	*dst = bad_room;
+	return 0;
+}
+
+static int over_reserve(void *arg, u32 len, void **dst)
+{
+	(void)arg;
+	*dst = bad_room;
+	return len + 1;
+}
+
+/* The framer refuses such room (-EPROTO) rather than write past it. */
+static void test_tx_bad_sink(void **state)
+{
+	const struct iwtcp_fpdu_sink zero = { .reserve = zero_reserve };
+	const struct iwtcp_fpdu_sink over = { .reserve = over_reserve };
+	struct iwtcp_fpdu_stream st = { .off = 0, .crc = true };
+	static const u8 ulpdu[100];
+	struct iwtcp_fpdu_tx t;
+
+	(void)state;
+	assert_int_equal(iwtcp_fpdu_tx_begin(&t, &st, 100, &zero), -EPROTO);
+	assert_int_equal(iwtcp_fpdu_tx_begin(&t, &st, 100, &over), -EPROTO);
+	assert_int_equal(st.off, 0);
+	/* the stream is unharmed: a good sink frames the next FPDU */
+	assert_int_equal(iwtcp_fpdu_build(&st, ulpdu, sizeof(ulpdu), bad_room,
+					  sizeof(bad_room)), 108);
+	assert_int_equal(st.off, 108);
+}
+
 /*
  * A sink that gives all the room asked for is asked once per FPDU, with
  * markers, PAD and pieces of payload: the data path's page fragment is
@@ -232,6 +269,8 @@ static void test_tx_one_reserve(void **state)
 	u32 phase, mode, ulen, w, hdr;
 
 	(void)state;
+	for (ulen = 0; ulen < sizeof(ulpdu); ulen++)
+		ulpdu[ulen] = rnd();
 	for (phase = 0; phase < 512; phase += 36) {
 		for (mode = 0; mode < 4; mode++) {
 			ulen = 1 + rnd() % sizeof(ulpdu);
@@ -245,6 +284,7 @@ static void test_tx_one_reserve(void **state)
 				       want);
 			assert_int_equal(frame_pieces(&r, &st, ulpdu, ulen, hdr),
 					 w);
+			assert_int_equal(r.len, w);
 			assert_memory_equal(r.out, want, w);
 			assert_int_equal(r.calls, 1);
 		}
@@ -564,6 +604,7 @@ int main(void)
 		cmocka_unit_test(test_tx_pieces_vs_reference),
 		cmocka_unit_test(test_tx_errors),
 		cmocka_unit_test(test_tx_one_reserve),
+		cmocka_unit_test(test_tx_bad_sink),
 		cmocka_unit_test(test_tx_crc_of_the_copy),
 		cmocka_unit_test(test_rx_every_split),
 		cmocka_unit_test(test_rx_misaligned),

@@ -397,6 +397,7 @@ static int tx_emit(struct iwtcp_fpdu_tx *t, const u8 *p, u32 n,
  * Return: 0, or
  * * -EMSGSIZE - @ulpdu_len too long, or FPDUPTR would overflow
  * * -EINVAL - st->off not a multiple of 4 (with markers)
+ * * -EPROTO - the sink gave no room, or more than was asked
  * * the sink's error
  */
 int iwtcp_fpdu_tx_begin(struct iwtcp_fpdu_tx *t,
@@ -433,7 +434,8 @@ int iwtcp_fpdu_tx_begin(struct iwtcp_fpdu_tx *t,
  *
  * Context: Any context the sink allows.
  * Return: 0, -EMSGSIZE if the ULPDU would grow beyond what
- * iwtcp_fpdu_tx_begin() announced, or the sink's error.
+ * iwtcp_fpdu_tx_begin() announced, -EPROTO if the sink gave no room or
+ * more than was asked, or the sink's error.
  */
 int iwtcp_fpdu_tx_add(struct iwtcp_fpdu_tx *t, const void *p, u32 len,
 		      const struct iwtcp_fpdu_sink *s)

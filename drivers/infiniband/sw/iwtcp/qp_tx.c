@@ -273,9 +273,10 @@ void iwtcp_sq_done(struct iwtcp_qp *qp, u32 idx, u8 status)
 /*
  * iwtcp_fpdu_sink.reserve: room in @pfrag, whose page the batch takes a
  * reference on (one per piece; a run that continues the last piece
- * extends it). The framer copies into it at once. A page that neither the
- * batch nor TCP holds any more is filled again from its start
- * (skb_page_frag_refill()).
+ * extends it). The framer fills it with the rest of the FPDU before it
+ * asks again; an FPDU that fails midway is cut off (tx_build_batch()). A
+ * page that neither the batch nor TCP holds any more is filled again from
+ * its start (skb_page_frag_refill()).
  */
 static int tx_reserve(void *arg, u32 len, void **dst)
 {
