@@ -107,7 +107,7 @@ transfers() {
 	[[ -z ${3:-} ]] || sizes=("$3" "$3")
 
 	for t in 0 1; do
-		timeout "$limit" ip netns exec "$ns2" "${tools[t]}" -F -R -n 20 \
+		timeout -k 10 "$limit" ip netns exec "$ns2" "${tools[t]}" -F -R -n 20 \
 			-s "${sizes[t]}" -p "${ports[t]}" >"$out/${tools[t]}.s" 2>&1 &
 		pids+=($!)
 		names+=("${tools[t]} server")
@@ -117,19 +117,19 @@ transfers() {
 		wait_listen
 	done
 	for t in 0 1; do
-		timeout "$limit" ip netns exec "$ns1" "${tools[t]}" -F -R -n 20 \
+		timeout -k 10 "$limit" ip netns exec "$ns1" "${tools[t]}" -F -R -n 20 \
 			-s "${sizes[t]}" -p "${ports[t]}" 192.0.2.2 \
 			>"$out/${tools[t]}.c" 2>&1 &
 		pids+=($!)
 		names+=("${tools[t]} client")
 	done
-	for i in "${!pids[@]}"; do
+	# clients first: one that fails at once is told at once
+	for ((i = ${#pids[@]} - 1; i >= 0; i--)); do
 		st=0
 		wait "${pids[i]}" || st=$?
-		if ((st)); then
-			echo "# ${names[i]} exited $st (124: after $limit s)" >&2
-			rc=$st
-		fi
+		((st != 124)) || echo "# ${names[i]}: no end after $limit s" >&2
+		((st == 0 || st == 124)) || echo "# ${names[i]} exited $st" >&2
+		((st == 0)) || rc=$st
 	done
 	for t in "${tools[@]}"; do
 		if ((rc)); then
