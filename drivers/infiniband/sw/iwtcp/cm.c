@@ -1194,13 +1194,29 @@ static void responder_got_request(struct iwtcp_cep *cep)
 	 */
 	cep_timer_arm_for(cep, accept_timeout);
 	cep_get(cep);	/* iw_cm's provider_data, until accept or reject */
-	if (listener->cm_id->event_handler(listener->cm_id, &event)) {
+	rv = listener->cm_id->event_handler(listener->cm_id, &event);
+	if (rv)
 		cep_put(cep);	/* the event and its reference are lost */
-		cep_close(cep, 0, 0);
-	} else {
+	else
 		iwtcp_stat_add(cep->dev, IWTCP_STAT_CM_REQUESTS, 1);
-	}
 	mutex_unlock(&listener->lock);
+	if (!rv)
+		return;
+	/*
+	 * iw_cm had no room for it (-ENOMEM: as many requests wait as the
+	 * listen backlog allows). A Reply with R set, not a bare close: an
+	 * initiator takes a close before any Reply for a responder of RFC
+	 * 5044 alone and retries unenhanced (RFC 6581 10).
+	 */
+	ibdev_warn_ratelimited(&cep->dev->base_dev,
+			       "CEP %u: connection request not taken by iw_cm (%d, listen backlog full?): rejected\n",
+			       cep->id, rv);
+	rep.rev = min_t(u8, req->rev, IWTCP_MPA_REV_2);
+	rep.reject = true;
+	rep.enhanced = req->enhanced;
+	if (!cep_send_frame(cep, IWTCP_MPA_REPLY, &rep))
+		iwtcp_stat_add(cep->dev, IWTCP_STAT_CM_REJECTS_SENT, 1);
+	cep_close(cep, 0, 0);
 }
 
 /*
