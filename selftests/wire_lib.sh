@@ -60,11 +60,15 @@ attack() {
 	shift
 	victim_settings "$@"
 	next_port
-	timeout 60 ip netns exec "$ns2" env "${venv[@]}" "$VICTIM" \
-		192.0.2.2 "$port" 20 >"$out/$case.victim" 2>&1 &
+	# limits scale: on a loaded debug kernel the peer's python had not
+	# connected when the victim's 60 s were up (its listener gone: refused)
+	timeout $((60 * IWTCP_SLOW)) ip netns exec "$ns2" env "${venv[@]}" \
+		"$VICTIM" 192.0.2.2 "$port" $((20 * IWTCP_SLOW)) \
+		>"$out/$case.victim" 2>&1 &
 	vpid=$!
 	wait_listen
-	timeout 60 ip netns exec "$ns1" python3 "$PEER" 192.0.2.2 "$port" \
+	timeout $((60 * IWTCP_SLOW)) ip netns exec "$ns1" python3 "$PEER" \
+		192.0.2.2 "$port" \
 		"$case" "$@" >"$out/$case.peer" 2>&1 || rc=$?
 	wait "$vpid" || rc=$?
 	show "$out/$case.peer" peer
