@@ -1138,6 +1138,24 @@ static void cm_addr_unmap_v4(struct sockaddr_storage *ss)
 	sin->sin_addr.s_addr = sin6.sin6_addr.s6_addr32[3];
 }
 
+/*
+ * RFC 5044 7.1.2 rule 2: refuse the Request in @cep->req with a Reply with
+ * R set (its revision, at most 2; enhanced as it was), @pdata in it.
+ */
+static void cep_send_reject(struct iwtcp_cep *cep, const void *pdata,
+			    u8 pdata_len)
+{
+	struct iwtcp_mpa_frame rep = {};
+
+	rep.rev = min_t(u8, cep->req.rev, IWTCP_MPA_REV_2);
+	rep.reject = true;
+	rep.enhanced = cep->req.enhanced;
+	rep.pd = pdata;
+	rep.pd_len = pdata_len;
+	if (!cep_send_frame(cep, IWTCP_MPA_REPLY, &rep))
+		iwtcp_stat_add(cep->dev, IWTCP_STAT_CM_REJECTS_SENT, 1);
+}
+
 static void responder_got_request(struct iwtcp_cep *cep)
 {
 	struct iwtcp_cep *listener = cep->listener;
@@ -1211,11 +1229,7 @@ static void responder_got_request(struct iwtcp_cep *cep)
 	ibdev_warn_ratelimited(&cep->dev->base_dev,
 			       "CEP %u: connection request not taken by iw_cm (%d, listen backlog full?): rejected\n",
 			       cep->id, rv);
-	rep.rev = min_t(u8, req->rev, IWTCP_MPA_REV_2);
-	rep.reject = true;
-	rep.enhanced = req->enhanced;
-	if (!cep_send_frame(cep, IWTCP_MPA_REPLY, &rep))
-		iwtcp_stat_add(cep->dev, IWTCP_STAT_CM_REJECTS_SENT, 1);
+	cep_send_reject(cep, NULL, 0);
 	cep_close(cep, 0, 0);
 }
 
@@ -1912,21 +1926,12 @@ out:
 int iwtcp_reject(struct iw_cm_id *cm_id, const void *pdata, u8 pdata_len)
 {
 	struct iwtcp_cep *cep = cm_id->provider_data;
-	struct iwtcp_mpa_frame rep = {};
 
 	if (!cep)
 		return -EINVAL;
 	mutex_lock(&cep->lock);
-	if (cep->state == CEP_AWAIT_ACCEPT) {
-		/* RFC 5044 7.1.2 rule 2: a Reply with R set, then close. */
-		rep.rev = min_t(u8, cep->req.rev, IWTCP_MPA_REV_2);
-		rep.reject = true;
-		rep.enhanced = cep->req.enhanced;
-		rep.pd = pdata;
-		rep.pd_len = pdata_len;
-		if (!cep_send_frame(cep, IWTCP_MPA_REPLY, &rep))
-			iwtcp_stat_add(cep->dev, IWTCP_STAT_CM_REJECTS_SENT, 1);
-	}
+	if (cep->state == CEP_AWAIT_ACCEPT)
+		cep_send_reject(cep, pdata, pdata_len);
 	cep_close(cep, 0, 0);
 	mutex_unlock(&cep->lock);
 	cm_id->provider_data = NULL;
