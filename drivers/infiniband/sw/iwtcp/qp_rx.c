@@ -72,6 +72,25 @@
 #define RX_HDR_MAX	(sizeof(struct iwtcp_ddp_untagged_hdr) + IWTCP_TERM_HDR_MAX)
 
 /**
+ * struct rx_frag_cursor - the page fragment of a socket buffer read last
+ * @skb: the buffer, or NULL
+ * @frag: index of the fragment in @skb
+ * @start: octets of @skb's fragments before it
+ *
+ * A read of @skb starts there, not at the first fragment: the FPDUs of
+ * a buffer come front to back (each is read a few times: ULPDU_Length
+ * and header, the CRC pass, placement), and a buffer TCP coalesced holds
+ * up to MAX_SKB_FRAGS fragments. Valid during one
+ * rx_actor() call: the socket is locked and the buffers queued stay as
+ * they are; tcp_read_sock() frees them between calls.
+ */
+struct rx_frag_cursor {
+	const struct sk_buff *skb;
+	u32 frag;
+	u32 start;
+};
+
+/**
  * struct iwtcp_rx - receive state of a connected QP (owner: socket lock)
  * @st: stream offset for markers, markers and CRC in this direction
  * @msn: next expected MSN per untagged queue (RFC 5041 5.1)
@@ -84,6 +103,7 @@
  * @rqe: that receive work request, copied from the RQ or SRQ
  * @rqe_len: octets its SGEs hold
  * @mrc: the MR placement last used, during one tcp_read_sock() call
+ * @cur: where rx_visit_skb() read last, during one rx_actor() call
  * @batch_fpdus: FPDUs of the current tcp_read_sock(), verified; counted
  *	(and traced: trace_iwtcp_rx_batch) once it returns, not per FPDU
  * @batch_octets: their wire octets
@@ -98,6 +118,7 @@ struct iwtcp_rx {
 	struct siw_rqe rqe;
 	u32 rqe_len;
 	struct iwtcp_mem_cache mrc;
+	struct rx_frag_cursor cur;
 	u32 batch_fpdus;
 	u32 batch_octets;
 	u32 budget;
@@ -171,14 +192,17 @@ static struct sk_buff *rx_locate(struct rx_fpdu *f, u32 pos, u32 *off)
  * @fn over @n octets of @skb from @off: its linear data, then its page
  * fragments, a piece per run a mapping covers (the walk of
  * skb_copy_bits()). A buffer with a frag_list (GRO past MAX_SKB_FRAGS)
- * goes through skb_seq_read(), which follows it. Returns 0, @fn's error,
- * or -EFAULT if @skb holds fewer octets than its len says or fragments
- * the CPU cannot read (devmem).
+ * goes through skb_seq_read(), which follows it. The fragments are
+ * looked for from @cur's when it is in @skb; @cur is left at the last
+ * one read. Returns 0, @fn's error, or -EFAULT if @skb holds fewer
+ * octets than its len says or fragments the CPU cannot read (devmem).
  */
 static int rx_visit_skb(struct sk_buff *skb, u32 off, u32 n,
-			iwtcp_fpdu_visit_t fn, void *ctx)
+			iwtcp_fpdu_visit_t fn, void *ctx,
+			struct rx_frag_cursor *cur)
 {
 	u32 head = skb_headlen(skb), fsize, len, p_off, p_len, copied, i;
+	u32 start = 0;
 	struct skb_seq_state seq;
 	struct page *page;
 	const u8 *p, *va;
@@ -209,14 +233,27 @@ static int rx_visit_skb(struct sk_buff *skb, u32 off, u32 n,
 	if (!iwtcp_compat_skb_frags_readable(skb))
 		return -EFAULT;
 	off -= head;
-	for (i = 0; n && !rv && i < skb_shinfo(skb)->nr_frags; i++) {
+	i = 0;
+	if (cur->skb == skb) {
+		i = cur->frag;
+		start = cur->start;
+		/* an earlier octet of the FPDU (placement after the CRC pass) */
+		while (i && off < start)
+			start -= skb_frag_size(&skb_shinfo(skb)->frags[--i]);
+	}
+	off -= start;
+	for (; n && !rv && i < skb_shinfo(skb)->nr_frags; i++) {
 		const skb_frag_t *frag = &skb_shinfo(skb)->frags[i];
 
 		fsize = skb_frag_size(frag);
 		if (off >= fsize) {
 			off -= fsize;
+			start += fsize;
 			continue;
 		}
+		cur->skb = skb;
+		cur->frag = i;
+		cur->start = start;
 		len = min(n, fsize - off);
 		skb_frag_foreach_page(frag, skb_frag_off(frag) + off, len, page,
 				      p_off, p_len, copied) {
@@ -228,6 +265,7 @@ static int rx_visit_skb(struct sk_buff *skb, u32 off, u32 n,
 		}
 		n -= len;
 		off = 0;
+		start += fsize;
 	}
 	if (!rv && n)
 		rv = -EFAULT;	/* @skb is shorter than its len says */
@@ -251,7 +289,7 @@ static int rx_visit(void *arg, u32 pos, u32 len, iwtcp_fpdu_visit_t fn,
 		if (!skb)
 			return -EAGAIN;
 		n = min(len, skb->len - off);
-		rv = rx_visit_skb(skb, off, n, fn, ctx);
+		rv = rx_visit_skb(skb, off, n, fn, ctx, &f->qp->rx->cur);
 		if (rv)
 			return rv;
 		pos += n;
@@ -815,6 +853,7 @@ static int rx_actor(read_descriptor_t *desc, struct sk_buff *skb,
 	size_t done = 0;
 	int rv;
 
+	rx->cur.skb = NULL;	/* the buffers read last may be gone */
 	while (done < len) {
 		if (rx->skip) {
 			rv = min_t(size_t, rx->skip, len - done);
