@@ -5,8 +5,9 @@
 # `rdma -j -dd resource show`, read while a connection is up and compared
 # with what the case set: addresses and ports, endpoint and QP state,
 # the MPA result (revision, CRC, markers each way, peer-to-peer, RTR),
-# IRD/ORD both sides, queue sizes, a Read in flight; an MR's type and
-# access. Runs in the guest; topology: lib.sh's two hosts.
+# IRD/ORD both sides, queue sizes, a Read in flight and the transmitter
+# stopped by a full send buffer; an MR's type and access; a CQ's arming.
+# Runs in the guest; topology: lib.sh's two hosts.
 
 # shellcheck disable=SC2317 # the cases are called through ktap_run
 set -euo pipefail
@@ -122,7 +123,9 @@ connection() {
 		"e['rtr'] == 'write'" "e['ird'] == 3" "e['ord'] == 2" \
 		"e['peer_ird'] == 2" "e['peer_ord'] == 1" \
 		"e['sq_size'] > 0" "e['rq_size'] > 0" \
-		"e['sq_executing'] == 0" "e['ord_used'] == 0"
+		"e['sq_executing'] == 0" "e['ord_used'] == 0" \
+		"e['tx_busy'] == 0" "e['tx_again'] == 0" \
+		"e['sq_waiting'] == 0" "e['tx_unsent'] == 0"
 	lport=$(lport)
 	check "$out/qp.iwtcp_b.json" "e.get('iw_state') == 'RTS'" \
 		"e['cep_state'] == 'ESTABLISHED'" \
@@ -148,8 +151,10 @@ dual_stack() {
 
 # A raw peer (mpa_evil.py, revision 1, CRC) reads the victim's 4 MiB MR
 # and keeps its receive window shut: the victim's QP shows the Read in
-# flight (ird_used 1), no RTR and revision 1; its MR (found by the rkey
-# the victim sent, which the core shows root) type user, remote read.
+# flight (ird_used 1), no RTR and revision 1, and Read Response octets
+# TCP could not take (tx_unsent); its CQ armed for the next completion
+# with none waiting; its MR (found by the rkey the victim sent, which the
+# core shows root) type user, remote read.
 read_in_flight() {
 	local vpid ppid rc=0 rkey
 
@@ -166,6 +171,7 @@ read_in_flight() {
 	sleep 1
 	res qp iwtcp_b
 	res mr iwtcp_b
+	res cq iwtcp_b
 	wait "$ppid" || true
 	wait "$vpid" || true
 	show "$out/victim" victim
@@ -178,14 +184,19 @@ read_in_flight() {
 		"e['crc'] == 1" "e['markers_tx'] == 0" "e['p2p'] == 0" \
 		"e['rtr'] == 'none'" "e['ird_used'] == 1" \
 		"e['local'] == '192.0.2.2:$port'" \
-		"e['remote'].startswith('192.0.2.1:')"
+		"e['remote'].startswith('192.0.2.1:')" \
+		"e['tx_unsent'] > 0" "e['sq_waiting'] == 0"
+	# the victim waits for an event with nothing left to poll
+	check "$out/cq.iwtcp_b.json" "e.get('comm') == 'victim'" \
+		"e['armed'] == 'next'" "e['cqes_ready'] == 0" \
+		"e['overflowed'] == 0"
 	check "$out/mr.iwtcp_b.json" "int(e.get('rkey', '-1'), 16) == $rkey" \
 		"e['type'] == 'user'" "e['valid'] == 1" \
 		"num(e['access']) & 4 == 4" "'stag' not in e"
 }
 
-# The dump against connection teardown: rdma reads every QP's entry in a
-# loop while cm_test makes and ends 20 connections; every dump must
+# The dump against connection teardown: rdma reads every QP's, MR's and
+# CQ's entry in a loop while cm_test makes and ends 20 connections; every dump must
 # succeed (the kernel log check of run_all.sh catches what KASAN or
 # lockdep would say) and after the churn no QP is left.
 dump_during_churn() {
@@ -202,6 +213,7 @@ dump_during_churn() {
 	while kill -0 "$cpid" 2>/dev/null; do
 		rdma -j -dd resource show qp >/dev/null || rc=1
 		rdma -dd resource show mr >/dev/null || rc=1
+		rdma -dd resource show cq >/dev/null || rc=1
 		dumps=$((dumps + 1))
 	done
 	wait "$cpid" || rc=1

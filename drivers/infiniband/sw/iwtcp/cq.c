@@ -377,3 +377,57 @@ int iwtcp_req_notify_cq(struct ib_cq *base_cq, enum ib_cq_notify_flags flags)
 	cqe = iwtcp_ring_slot(&cq->ring, sizeof(*cqe), READ_ONCE(cq->ring.get));
 	return !!(READ_ONCE(cqe->flags) & SIW_WQE_VALID);
 }
+
+/**
+ * iwtcp_fill_res_cq_entry() - ib_device_ops.fill_res_cq_entry
+ * @msg: the netlink message of ``rdma resource show cq`` (``-dd``)
+ * @base_cq: the CQ, held by restrack: the core drains the entry before
+ *	destroy_cq, so its ring stays
+ *
+ * Adds the driver attributes (RDMA_NLDEV_ATTR_DRIVER) armed (no,
+ * solicited or next: what the next completion finds, siw ABI "Shared
+ * rings"), cqes_ready (completions written and not yet taken by the
+ * consumer, counted back from the producer's index) and overflowed (a
+ * completion was lost). A snapshot, taken without the CQ's lock. Each
+ * notification disarms the CQ, so completions ready on an unarmed CQ are
+ * the normal state until the consumer polls; a consumer that waits for
+ * an event while two reads show them has missed one.
+ *
+ * Context: process context.
+ * Return: 0, or -EMSGSIZE when @msg is full.
+ */
+int iwtcp_fill_res_cq_entry(struct sk_buff *msg, struct ib_cq *base_cq)
+{
+	struct iwtcp_cq *cq = to_iwtcp_cq(base_cq);
+	u32 arm = READ_ONCE(cq->ctrl->flags);
+	u32 put = READ_ONCE(cq->ring.put);
+	struct nlattr *table;
+	const char *armed;
+	u32 ready;
+
+	for (ready = 0; ready < cq->ring.size; ready++) {
+		struct siw_cqe *cqe = iwtcp_ring_slot(&cq->ring, sizeof(*cqe),
+						      put - 1 - ready);
+
+		if (!(READ_ONCE(cqe->flags) & SIW_WQE_VALID))
+			break;
+	}
+	if (arm & SIW_NOTIFY_NEXT_COMPLETION)
+		armed = "next";
+	else if (arm & SIW_NOTIFY_SOLICITED)
+		armed = "solicited";
+	else
+		armed = "no";
+	table = nla_nest_start_noflag(msg, RDMA_NLDEV_ATTR_DRIVER);
+	if (!table)
+		return -EMSGSIZE;
+	if (rdma_nl_put_driver_string(msg, "armed", armed) ||
+	    rdma_nl_put_driver_u32(msg, "cqes_ready", ready) ||
+	    rdma_nl_put_driver_u32(msg, "overflowed",
+				   READ_ONCE(cq->overflowed))) {
+		nla_nest_cancel(msg, table);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(msg, table);
+	return 0;
+}

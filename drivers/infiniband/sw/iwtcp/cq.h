@@ -32,5 +32,6 @@ int iwtcp_poll_cq(struct ib_cq *base_cq, int num_entries, struct ib_wc *wc);
 int iwtcp_req_notify_cq(struct ib_cq *base_cq, enum ib_cq_notify_flags flags);
 int iwtcp_cq_push(struct iwtcp_cq *cq, const struct iwtcp_wc *wc);
 void iwtcp_cq_notify(struct iwtcp_cq *cq);
+int iwtcp_fill_res_cq_entry(struct sk_buff *msg, struct ib_cq *base_cq);
 
 #endif /* IWTCP_CQ_H */

@@ -298,6 +298,13 @@
  *   STag to the ULP.
  * * Object counts (``num_*``, ``iwtcp_foreign_siw``) are atomics; the
  *   counters are per CPU (this_cpu_add(), any context).
+ * * Restrack snapshots (iwtcp_qp_tx_fill_res(), iwtcp_fill_res_cq_entry())
+ *   read without the owner's lock: ``tx_flags``, the batch's ``wire_len``
+ *   and ``wire_sent`` (their writer, the transmitter, uses WRITE_ONCE()),
+ *   the CQ's ``ring.put`` and ``overflowed`` and its elements' flags.
+ *   The RDMA core drains the restrack entry (rdma_restrack_begin_del(),
+ *   in both 6.1 and 6.12) before it calls destroy_qp or destroy_cq, so
+ *   the memory read stays.
  * * Waits for references: iwtcp_destroy_qp() and iwtcp_dereg_mr() sleep
  *   until the last put completes ``released``. No holder waits for
  *   anything the destroyer holds, and the destroyers hold no iwtcp lock.

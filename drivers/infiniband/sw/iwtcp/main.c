@@ -103,6 +103,7 @@ static const struct ib_device_ops iwtcp_device_ops = {
 	.destroy_qp = iwtcp_destroy_qp,
 	.destroy_srq = iwtcp_destroy_srq,
 	.disassociate_ucontext = iwtcp_disassociate_ucontext,
+	.fill_res_cq_entry = iwtcp_fill_res_cq_entry,
 	.fill_res_mr_entry = iwtcp_fill_res_mr_entry,
 	.fill_res_qp_entry = iwtcp_fill_res_qp_entry,
 	.get_dev_fw_str = iwtcp_get_dev_fw_str,

@@ -610,8 +610,9 @@ int iwtcp_query_qp(struct ib_qp *base_qp, struct ib_qp_attr *attr,
  * rq_size (0 on an SRQ),
  * sq_executing (SQ work requests taken for execution and not yet
  * completed), ord_used and ird_used (RDMA Reads in flight out and in,
- * against ORD and IRD; RFC 6581), the negotiated ird and ord, and while a connection exists its
- * endpoint's (iwtcp_cm_fill_res()).
+ * against ORD and IRD; RFC 6581), the negotiated ird and ord, the
+ * transmitter's (iwtcp_qp_tx_fill_res()), and while a connection exists
+ * its endpoint's (iwtcp_cm_fill_res()).
  *
  * Context: process context; takes state_lock, sq_lock, orq_lock and
  * irq_lock one at a time, then the endpoint's mutex.
@@ -654,7 +655,8 @@ int iwtcp_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *base_qp)
 	    rdma_nl_put_driver_u32(msg, "ord_used", ord_used) ||
 	    rdma_nl_put_driver_u32(msg, "ird_used", ird_used) ||
 	    rdma_nl_put_driver_u32(msg, "ird", ird) ||
-	    rdma_nl_put_driver_u32(msg, "ord", ord))
+	    rdma_nl_put_driver_u32(msg, "ord", ord) ||
+	    iwtcp_qp_tx_fill_res(msg, qp))
 		rv = -EMSGSIZE;
 	if (!rv && cep)
 		rv = iwtcp_cm_fill_res(msg, cep);

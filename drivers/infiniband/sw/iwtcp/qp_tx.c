@@ -302,7 +302,7 @@ static int tx_reserve(void *arg, u32 len, void **dst)
 	}
 	*dst = page_address(pf->page) + pf->offset;
 	pf->offset += n;
-	tx->wire_len += n;
+	WRITE_ONCE(tx->wire_len, tx->wire_len + n);
 	return n;
 }
 
@@ -332,14 +332,14 @@ static void tx_batch_cut(struct iwtcp_tx *tx, u32 nbv, u32 wire_len,
 	tx->nbv = nbv;
 	if (nbv)
 		tx->bv[nbv - 1].bv_len = last_len;
-	tx->wire_len = wire_len;
+	WRITE_ONCE(tx->wire_len, wire_len);
 }
 
 /* Let go of the pages of the batch TCP took (or that was abandoned). */
 static void tx_fpdu_release(struct iwtcp_tx *tx)
 {
 	tx_batch_cut(tx, 0, 0, 0);
-	tx->wire_sent = 0;
+	WRITE_ONCE(tx->wire_sent, 0);
 	tx->nfpdu = 0;
 	tx->eor = false;
 	tx->first_len = 0;
@@ -446,7 +446,7 @@ static int tx_push(struct iwtcp_qp *qp, bool more)
 	if (!tx->atomic)
 		release_sock(qp->sk);
 	if (rv >= 0)
-		tx->wire_sent += rv;
+		WRITE_ONCE(tx->wire_sent, tx->wire_sent + rv);
 	if (rv >= 0 && rv != left)
 		rv = -EAGAIN;
 	/* atomic allocations may fail where the worker's would not */
@@ -1258,6 +1258,56 @@ defer:
 	/* tx_unlock() hands the run to the worker */
 	set_bit(IWTCP_TX_AGAIN, &qp->tx_flags);
 	tx_unlock(qp);
+}
+
+/**
+ * iwtcp_qp_tx_fill_res() - the transmitter's part of a QP's restrack entry
+ * @msg: the netlink message of ``rdma resource show qp`` (``-dd``)
+ * @qp: the QP, held by restrack: the core drains the entry before
+ *	destroy_qp, so its transmit state and SQ stay
+ *
+ * Adds tx_busy and tx_again (the IWTCP_TX_* bits: a context runs the
+ * transmitter; another asked for a run meanwhile), sq_waiting (the SQ
+ * element after those taken is VALID: posted, not taken yet) and
+ * tx_unsent (while the transmitter is idle, octets of built FPDUs TCP
+ * has not taken: its send buffer is full; 0 while it runs). A snapshot,
+ * read without owning the transmitter. In RTS, with sq_waiting 1 and the
+ * transmitter neither busy nor holding octets in two reads, a run was
+ * missed (siw ABI contract, "The send doorbell") unless the element
+ * waits for Reads: ORD in use (ord_used) or a Read fence.
+ *
+ * Context: process context.
+ * Return: 0, or -EMSGSIZE when @msg is full.
+ */
+int iwtcp_qp_tx_fill_res(struct sk_buff *msg, struct iwtcp_qp *qp)
+{
+	/* pairs with iwtcp_qp_tx_init() */
+	struct iwtcp_tx *tx = smp_load_acquire(&qp->tx);
+	unsigned long bits = READ_ONCE(qp->tx_flags);
+	u32 unsent = 0, len, sent;
+	struct siw_sqe *sqe;
+	unsigned long flags;
+	bool waiting;
+
+	spin_lock_irqsave(&qp->sq_lock, flags);
+	sqe = iwtcp_ring_slot(&qp->sq, sizeof(*sqe), qp->sq_tx);
+	waiting = qp->sq_tx - qp->sq.get < qp->sq.size &&
+		  (READ_ONCE(sqe->flags) & SIW_WQE_VALID);
+	spin_unlock_irqrestore(&qp->sq_lock, flags);
+	/* while it runs, the batch grows and shrinks: nothing to tell */
+	if (tx && !(bits & BIT(IWTCP_TX_BUSY))) {
+		len = READ_ONCE(tx->wire_len);
+		sent = READ_ONCE(tx->wire_sent);
+		unsent = len > sent ? len - sent : 0;
+	}
+	if (rdma_nl_put_driver_u32(msg, "tx_busy",
+				   !!(bits & BIT(IWTCP_TX_BUSY))) ||
+	    rdma_nl_put_driver_u32(msg, "tx_again",
+				   !!(bits & BIT(IWTCP_TX_AGAIN))) ||
+	    rdma_nl_put_driver_u32(msg, "sq_waiting", waiting) ||
+	    rdma_nl_put_driver_u32(msg, "tx_unsent", unsent))
+		return -EMSGSIZE;
+	return 0;
 }
 
 /**
