@@ -160,18 +160,20 @@ read_in_flight() {
 
 	victim_settings crc
 	next_port
-	timeout 60 ip netns exec "$ns2" "$VICTIM" 192.0.2.2 "$port" 20 \
-		>"$out/victim" 2>&1 &
+	# the three dumps must fall in the stall (a debug kernel is slow)
+	timeout $((60 * IWTCP_SLOW)) ip netns exec "$ns2" "$VICTIM" \
+		192.0.2.2 "$port" $((20 * IWTCP_SLOW)) >"$out/victim" 2>&1 &
 	vpid=$!
 	wait_listen
-	timeout 60 ip netns exec "$ns1" python3 "$PEER" 192.0.2.2 "$port" \
-		read_stall crc stall=6 >"$out/peer" 2>&1 &
+	timeout $((60 * IWTCP_SLOW)) ip netns exec "$ns1" python3 "$PEER" \
+		192.0.2.2 "$port" read_stall crc stall=$((6 * IWTCP_SLOW)) \
+		>"$out/peer" 2>&1 &
 	ppid=$!
-	wait_for 20 grep -q '^# stalling' "$out/peer" || rc=1
+	wait_for $((20 * IWTCP_SLOW)) grep -q '^# stalling' "$out/peer" || rc=1
 	sleep 1
 	res qp iwtcp_b
-	res mr iwtcp_b
 	res cq iwtcp_b
+	res mr iwtcp_b
 	wait "$ppid" || true
 	wait "$vpid" || true
 	show "$out/victim" victim
