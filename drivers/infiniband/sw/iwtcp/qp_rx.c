@@ -80,9 +80,9 @@
  * A read of @skb starts there, not at the first fragment: the FPDUs of
  * a buffer come front to back (each is read a few times: ULPDU_Length
  * and header, the CRC pass, placement), and a buffer TCP coalesced holds
- * up to MAX_SKB_FRAGS fragments. Valid during one
- * rx_actor() call: the socket is locked and the buffers queued stay as
- * they are; tcp_read_sock() frees them between calls.
+ * up to MAX_SKB_FRAGS fragments. Valid during one rx_actor() call: the
+ * socket is locked and the buffers queued stay as they are;
+ * tcp_read_sock() frees them between calls.
  */
 struct rx_frag_cursor {
 	const struct sk_buff *skb;
