@@ -296,6 +296,31 @@ static void test_mulpdu(void **state)
 }
 
 /*
+ * RFC 5044 5.1: an FPDU packed after others fills the rest of the
+ * segment exactly (to 4 octets), one more ULPDU octet would not fit.
+ */
+static void test_ulpdu_fit(void **state)
+{
+	u32 room, m;
+
+	(void)state;
+	assert_int_equal(iwtcp_fpdu_ulpdu_fit(0), 0);
+	assert_int_equal(iwtcp_fpdu_ulpdu_fit(7), 0);
+	assert_int_equal(iwtcp_fpdu_ulpdu_fit(100), 94);
+	assert_int_equal(iwtcp_fpdu_ulpdu_fit(1448),
+			 iwtcp_fpdu_mulpdu(1448, false));
+	assert_int_equal(iwtcp_fpdu_ulpdu_fit(100000), 64768);
+	for (room = 8; room < 70000; room++) {
+		m = iwtcp_fpdu_ulpdu_fit(room);
+		assert_true(iwtcp_fpdu_len(m) <= room);
+		if (m < 64768)
+			assert_true(iwtcp_fpdu_len(m + 1) > room);
+		if (room % 4 == 0 && m < 64768)
+			assert_int_equal(iwtcp_fpdu_len(m), room);
+	}
+}
+
+/*
  * RFC 5044 4.5 dynamic MULPDU: the FPDU fits the segment, no larger
  * ULPDU would, and back to back from any offset every FPDU fills the
  * segment to EMSS less EMSS mod 4 (alignment kept, RFC 5044 5.1).
@@ -485,6 +510,7 @@ int main(void)
 		cmocka_unit_test(test_markers_edges),
 		cmocka_unit_test(test_mulpdu),
 		cmocka_unit_test(test_mulpdu_at),
+		cmocka_unit_test(test_ulpdu_fit),
 		cmocka_unit_test(test_stream_round_trip),
 		cmocka_unit_test(test_parse_errors),
 		cmocka_unit_test(test_build_errors),

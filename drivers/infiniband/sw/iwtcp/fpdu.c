@@ -78,6 +78,28 @@ u32 iwtcp_fpdu_mulpdu(u32 emss, bool markers)
 }
 
 /**
+ * iwtcp_fpdu_ulpdu_fit() - largest ULPDU whose FPDU fits in @room octets
+ * @room: wire octets left in a TCP segment, no markers in this direction
+ *
+ * For an FPDU placed after others in a segment (RFC 5044 5.1: FPDUs are
+ * packed into a segment "as long as they are entirely contained" in it):
+ * with its ULPDU_Length, PAD and CRC the FPDU fills @room rounded down
+ * to a multiple of 4 exactly. Unlike iwtcp_fpdu_mulpdu() there is no
+ * 128-octet floor: the FPDU must fit what is left, not a whole segment.
+ *
+ * Context: Any context.
+ * Return: ULPDU octets, 0 if @room holds no FPDU at all, at most
+ * IWTCP_MPA_MULPDU_MAX.
+ */
+u32 iwtcp_fpdu_ulpdu_fit(u32 room)
+{
+	room -= room % IWTCP_MPA_FPDU_ALIGN;
+	if (room < FPDU_OVERHEAD)
+		return 0;
+	return min_t(u32, room - FPDU_OVERHEAD, IWTCP_MPA_MULPDU_MAX);
+}
+
+/**
  * iwtcp_fpdu_mulpdu_at() - largest ULPDU whose FPDU fills one segment here
  * @stream_off: stream offset of the FPDU's first octet, as for
  *	iwtcp_fpdu_markers()

@@ -127,6 +127,7 @@ u32 iwtcp_fpdu_pad(u32 ulpdu_len);
 u32 iwtcp_fpdu_len(u32 ulpdu_len);
 u32 iwtcp_fpdu_mulpdu(u32 emss, bool markers);
 u32 iwtcp_fpdu_mulpdu_at(u32 stream_off, u32 emss, bool markers);
+u32 iwtcp_fpdu_ulpdu_fit(u32 room);
 int iwtcp_fpdu_markers(u32 stream_off, u32 fpdu_len,
 		       struct iwtcp_fpdu_layout *l);
 u16 iwtcp_fpdu_marker_ptr(const struct iwtcp_fpdu_layout *l, u32 i);
