@@ -10,13 +10,15 @@
 # Cases: one crc32c pass over 256 MiB through the kernel's crypto API (the
 # CRC's own cost in this guest); iperf3 with 64 KiB writes; iwtcp
 # ib_send_bw at 64 KiB with CQ events, CRC on and off; ib_write_bw at 64
-# KiB (busy-polling) with CRC on; fio's 1 MiB O_DIRECT reads from an
-# NFSv4.2 server (selftests/nfs_lib.sh) over iwtcp and over TCP.
-# PROFILE_CASES picks some (default "crc iperf3 send write nfs"). Each
-# runs PROFILE_SECS (default 8) seconds under `perf record -a -g -e
-# cpu-clock` (a software clock: TCG guests have no PMU). For each case
-# OUTDIR gets CASE.top (share of the busy samples by symbol, the idle
-# loop left out), CASE.paths (the busy samples by path: iwtcp receive and
+# KiB (busy-polling) with CRC on; ib_send_bw at 64 octets and 4 KiB
+# with CQ events, CRC off (the per-message costs; a deep receive queue,
+# see iwtcp-performance.rst on perftest's credits); fio's 1 MiB O_DIRECT
+# reads from an NFSv4.2 server (selftests/nfs_lib.sh) over iwtcp and
+# over TCP. PROFILE_CASES picks some (default "crc iperf3 send write
+# small nfs"). Each runs PROFILE_SECS (default 8) seconds under `perf
+# record -a -g -e cpu-clock` (a software clock: TCG guests have no PMU).
+# For each case OUTDIR gets CASE.top (share of the busy samples by
+# symbol, the idle loop left out), CASE.paths (the busy samples by path: iwtcp receive and
 # transmit, TCP receive and transmit, other; selftests/profile_paths.awk),
 # CASE.dso (by module), CASE.callers (the call chains into the
 # CRC routines), CASE.busy (guest busy jiffies and the octets veth_a sent
@@ -248,7 +250,7 @@ crc_case() {
 setup_two_hosts
 hosts_no_refusals
 long=$((secs + 30))	# the ends outlast perf's window and wind-up
-all_cases="crc iperf3 send write nfs"
+all_cases="crc iperf3 send write small nfs"
 cases=" ${PROFILE_CASES:-$all_cases} "
 has() { [[ $cases == *" $1 "* ]]; }
 for c in $cases; do
@@ -289,6 +291,20 @@ fi
 if has write; then
 	profile write-crc-on ib_write_bw -R -s 65536 -D "$long" -- \
 		ib_write_bw -R -s 65536 -D "$long" 192.0.2.2
+fi
+if has small; then
+	for dev in iwtcp_a iwtcp_b; do
+		echo off >"/sys/class/infiniband/$dev/mpa_crc"
+	done
+	for size in 64 4096; do
+		profile "send-$size-events-crc-off" \
+			ib_send_bw -R -s "$size" -e -n 2000000 --rx-depth=2048 -- \
+			ib_send_bw -R -s "$size" -e -n 2000000 --rx-depth=2048 \
+			192.0.2.2	# stopped
+	done
+	for dev in iwtcp_a iwtcp_b; do
+		echo on >"/sys/class/infiniband/$dev/mpa_crc"
+	done
 fi
 if has nfs; then
 	nfs_dir=$(mktemp -d)

@@ -38,12 +38,16 @@
  * Response, RFC 5040 5.2), else the next SQ element. Each message is cut
  * into FPDUs of at most MULPDU octets (RFC 5044 4.5, from the socket's
  * current MSS; with markers, counting those that fall in each FPDU, so
- * that every full FPDU fills one segment). Consecutive FPDUs of a
- * message, up to 64 KiB of wire, form one bio_vec array written with one
- * sendmsg call. Full FPDUs start TCP segments (RFC 5044 5.1): with
- * markers, a batch ends after an FPDU that does not fill its segment,
- * with MSG_EOR; without them, small messages share a segment as long as
- * they fit in it whole (tx_build_batch()). The FPDUs are framed by
+ * that every full FPDU fills one segment). Consecutive FPDUs, up to 64
+ * KiB of wire, form one bio_vec array written with one sendmsg call: a
+ * batch, of one message or, without markers, of several (up to
+ * TX_DONE_MAX whole ones before the last), whose Sends and Writes
+ * complete once it is in the socket. Full FPDUs start TCP segments (RFC
+ * 5044 5.1): with markers, a batch ends after an FPDU that does not fill
+ * its segment, with MSG_EOR; without them, the FPDUs of a batch of
+ * several messages fill its segments counted from its first octet, and
+ * small messages share a segment as long as they fit in it whole
+ * (tx_build_batch(), tx_join_next()). The FPDUs are framed by
  * fpdu.c's transmit framer (iwtcp_fpdu_tx_begin(), _add(), _end()), the
  * code the host unit tests run, straight into the QP's page fragments
  * (@pfrag, as TCP's own copy fills the socket's): each octet of the
@@ -88,6 +92,8 @@
 #define TX_BV_MAX	48
 /* wire octets of a batch: one sendmsg call takes up to this many */
 #define TX_BATCH	65536
+/* messages of a batch that complete once it is in the socket */
+#define TX_DONE_MAX	64
 /* largest ULPDU header: untagged DDP header and a Terminate header */
 #define TX_HDR_MAX	(sizeof(struct iwtcp_ddp_untagged_hdr) + IWTCP_TERM_HDR_MAX)
 /* FPDU octets between markers */
@@ -132,6 +138,12 @@ struct tx_src {
  * @eor: with markers, the batch ends with an FPDU short of @seg_full: TCP
  *	is to start a new segment after it (MSG_EOR)
  * @first_len: wire octets of the batch's first FPDU
+ * @seg_start: later messages joined the batch, their FPDUs placed in
+ *	segments counted from its first octet: it starts a segment
+ * @done: SQ indices of the Sends and Writes built whole in the batch
+ *	before the message in progress, @ndone of them: they complete once
+ *	the batch is in the socket
+ * @ndone: see @done
  * @mrc: the MR payload was last taken from, during tx_build_batch()
  * @fpdu: the framer of the FPDU being built
  * @sink: where the framer writes its octets: @pfrag, then @bv
@@ -161,6 +173,9 @@ struct iwtcp_tx {
 	u32 seg_full;
 	bool eor;
 	u32 first_len;
+	bool seg_start;
+	u32 done[TX_DONE_MAX];
+	u32 ndone;
 	struct iwtcp_mem_cache mrc;
 	struct iwtcp_fpdu_tx fpdu;
 	struct iwtcp_fpdu_sink sink;
@@ -343,6 +358,7 @@ static void tx_fpdu_release(struct iwtcp_tx *tx)
 	tx->nfpdu = 0;
 	tx->eor = false;
 	tx->first_len = 0;
+	tx->seg_start = false;
 }
 
 /*
@@ -439,8 +455,10 @@ static int tx_push(struct iwtcp_qp *qp, bool more)
 	/* inline, iwtcp_qp_tx_post() holds the socket's spinlock */
 	if (!tx->atomic)
 		lock_sock(qp->sk);
+	/* a batch of several messages was laid out from a segment start */
 	if (!tx->wire_sent && tx->seg_full)
-		tx_end_segment(qp->sk, tx->first_len);
+		tx_end_segment(qp->sk, tx->seg_start ? tx->seg_full :
+				       tx->first_len);
 	/* the pages are iwtcp's own copy: TCP takes them by reference */
 	rv = iwtcp_compat_tcp_splice_locked(qp->sk, &msg, left);
 	if (!tx->atomic)
@@ -498,6 +516,20 @@ static void tx_end_message(struct iwtcp_qp *qp, u8 status)
 			      (tx->sqe.opcode != SIW_OP_READ &&
 			       tx->sqe.opcode != SIW_OP_READ_LOCAL_INV)))
 		iwtcp_sq_done(qp, tx->sq_idx, status);
+}
+
+/*
+ * The batch is in the socket (SIW_WC_SUCCESS) or dropped: complete the
+ * messages built whole in it before the message in progress, in order.
+ */
+static void tx_batch_done(struct iwtcp_qp *qp, u8 status)
+{
+	struct iwtcp_tx *tx = qp->tx;
+	u32 i;
+
+	for (i = 0; i < tx->ndone; i++)
+		iwtcp_sq_done(qp, tx->done[i], status);
+	tx->ndone = 0;
 }
 
 /* The DDP/RDMAP header of the next FPDU of the message in progress. */
@@ -597,10 +629,28 @@ static u32 tx_emss(struct iwtcp_qp *qp)
 	return READ_ONCE(tcp_sk(qp->sk)->mss_cache);
 }
 
+/* DDP header octets of the FPDUs of a Send, Write or Read Response */
+static u32 tx_data_hdr_len(struct iwtcp_tx *tx)
+{
+	if (tx->kind == TX_SQ && tx->sqe.opcode != SIW_OP_WRITE)
+		return sizeof(struct iwtcp_ddp_untagged_hdr);
+	return sizeof(struct iwtcp_ddp_tagged_hdr);
+}
+
+/*
+ * ULPDU octets of an FPDU that fills the rest of the batch's segment (no
+ * markers; @seg_full a multiple of 4, and so every FPDU's end).
+ */
+static u32 tx_seg_ulpdu(struct iwtcp_tx *tx)
+{
+	return iwtcp_fpdu_ulpdu_fit(tx->seg_full -
+				    tx->wire_len % tx->seg_full);
+}
+
 /*
  * Build the next FPDU of a Send, Write or Read Response: as much payload
  * as fills one segment from the FPDU's place in the stream (RFC 5044 4.5,
- * 5.1).
+ * 5.1), in a batch of several messages the rest of its segment.
  */
 static int tx_build_data(struct iwtcp_qp *qp, u32 mss)
 {
@@ -611,9 +661,13 @@ static int tx_build_data(struct iwtcp_qp *qp, u32 mss)
 	bool last;
 	int rv;
 
-	room = iwtcp_fpdu_mulpdu_at(tx->st.off, mss, tx->st.markers) -
-	       (send ? sizeof(struct iwtcp_ddp_untagged_hdr) :
-		sizeof(struct iwtcp_ddp_tagged_hdr));
+	room = iwtcp_fpdu_mulpdu_at(tx->st.off, mss, tx->st.markers);
+	if (tx->seg_start)
+		room = min(room, tx_seg_ulpdu(tx));
+	/* tx_join_next() left room for the header: else a bug */
+	if (WARN_ON_ONCE(room <= tx_data_hdr_len(tx)))
+		return -EINVAL;
+	room -= tx_data_hdr_len(tx);
 	paylen = min(tx->len - tx->off, room);
 	last = tx->off + paylen == tx->len;
 	hdr_len = tx_msg_hdr(qp, paylen, last, hdr);
@@ -682,58 +736,6 @@ static int tx_build(struct iwtcp_qp *qp, u32 mss)
 				  tx->sqe.opcode == SIW_OP_READ_LOCAL_INV))
 		return tx_build_read_req(qp);
 	return tx_build_data(qp, mss);
-}
-
-/*
- * FPDUs of the message in progress, as many as the batch takes. An FPDU
- * that fails to build is cut off again; the FPDUs before it go out, and
- * the failure comes back when that FPDU is built next.
- */
-static int tx_build_batch(struct iwtcp_qp *qp)
-{
-	struct iwtcp_tx *tx = qp->tx;
-	u32 mss = tx_emss(qp);
-	u32 nbv, wire_len, last_len;
-	int rv;
-
-	/*
-	 * RFC 5044 5.1: FPDUs start TCP segments. Full (MULPDU-sized) FPDUs
-	 * fill segments (iwtcp_fpdu_mulpdu_at()). With markers, after a
-	 * shorter one (the last of a message, one the markers kept 4 octets
-	 * short, or any when the MSS is not a multiple of 4) the batch ends,
-	 * and TCP starts a new segment for what follows (MSG_EOR keeps later
-	 * data out of that socket buffer). Without markers, the last FPDU of
-	 * a message leaves its segment open: the next batch joins it if its
-	 * first FPDU fits whole, else closes it first (tx_end_segment()), so
-	 * small messages share segments. An MSS that is not a multiple of 4
-	 * leaves every full FPDU 1 to 3 octets short of its segment; without
-	 * markers the FPDUs of a batch then straddle segments: aligning them
-	 * takes a socket buffer per FPDU, and at EMSS 1449 ib_write_bw and
-	 * ib_send_bw at 64 KiB ran at 21.0 and 23.0 MB/s that way, against
-	 * 55.4 and 54.4 packed (veth, medians). A connecting iwtcp rounds
-	 * the MSS its netdev's MTU gives (cm_sock_set_mss()); a route's
-	 * MTU or a peer can still give such an MSS.
-	 * The MSS (mss_cache) is read once per batch: TCP changes it with
-	 * the path MTU. While SACK blocks ride on segments, TCP cuts them
-	 * shorter than that, and full FPDUs straddle (RFC 5044 5.1 lists
-	 * such option changes among what loses alignment).
-	 */
-	tx->seg_full = tx->st.large ? 0 : mss;
-	do {
-		nbv = tx->nbv;
-		wire_len = tx->wire_len;
-		last_len = nbv ? tx->bv[nbv - 1].bv_len : 0;
-		rv = tx_build(qp, mss);
-		if (rv && nbv) {
-			tx_batch_cut(tx, nbv, wire_len, last_len);
-			rv = 0;
-			break;
-		}
-	} while (!rv && tx->off < tx->len && !tx->eor &&
-		 tx_batch_room(tx, mss));
-	/* the batch holds a copy of the payload, not the MR */
-	iwtcp_mem_cache_drop(&tx->mrc);
-	return rv;
 }
 
 /* Resolve and check the local buffers of an SQ element. */
@@ -1010,6 +1012,104 @@ static bool tx_is_user(struct iwtcp_qp *qp)
 	return !rdma_is_kernel_res(&qp->base_qp.res);
 }
 
+/*
+ * The message in progress is built whole: put it on @done and take the
+ * next one, as tx_run() would after the push. It joins the batch if its
+ * first FPDU, in the rest of the segment left open (RFC 5044 5.1),
+ * carries a quarter segment of payload or all of it; else it waits,
+ * taken but not started, for a batch of its own. Only where full FPDUs
+ * fill segments (no markers, an EMSS that is a multiple of 4 and takes
+ * no more than a largest FPDU), in RTS, and not while receive holds the
+ * transmitter (RFC 5044 7.1.2 rule 4). Returns true to build it.
+ */
+static bool tx_join_next(struct iwtcp_qp *qp)
+{
+	struct iwtcp_tx *tx = qp->tx;
+	u32 need;
+
+	if (tx->st.markers || tx->ndone == TX_DONE_MAX ||
+	    tx->seg_full % IWTCP_MPA_FPDU_ALIGN ||
+	    tx->seg_full > iwtcp_fpdu_len(IWTCP_MPA_MULPDU_MAX) ||
+	    /* acquire: as in tx_run() */
+	    smp_load_acquire(&qp->state) != IWTCP_QP_RTS ||
+	    READ_ONCE(qp->tx_hold))
+		return false;
+	if (tx->kind == TX_SQ && !tx_is_read(tx->sqe.opcode))
+		tx->done[tx->ndone++] = tx->sq_idx;
+	tx->nsrc = 0;
+	tx->kind = TX_NONE;
+	tx->started = false;
+	/* a local operation is executed (and done) as it is taken */
+	if (!tx_next_message(qp, tx_is_user(qp)) || tx->kind == TX_NONE)
+		return false;
+	if (!tx->seg_full)
+		return true;	/* large FPDUs: not aligned to segments */
+	if (tx->kind == TX_SQ && tx_is_read(tx->sqe.opcode))
+		need = IWTCP_RDMAP_READ_REQ_LEN;
+	else
+		need = tx_data_hdr_len(tx) +
+		       min(tx->len, tx->seg_full / 4);
+	if (tx_seg_ulpdu(tx) < need)
+		return false;
+	tx->seg_start = true;
+	return true;
+}
+
+/*
+ * FPDUs of the message in progress, and of the messages after it (see
+ * tx_join_next()), as many as the batch takes. An FPDU that fails to
+ * build is cut off again; the FPDUs before it go out, and the failure
+ * comes back when that FPDU is built next.
+ */
+static int tx_build_batch(struct iwtcp_qp *qp)
+{
+	struct iwtcp_tx *tx = qp->tx;
+	u32 mss = tx_emss(qp);
+	u32 nbv, wire_len, last_len;
+	int rv;
+
+	/*
+	 * RFC 5044 5.1: FPDUs start TCP segments. Full (MULPDU-sized) FPDUs
+	 * fill segments (iwtcp_fpdu_mulpdu_at()). With markers, after a
+	 * shorter one (the last of a message, one the markers kept 4 octets
+	 * short, or any when the MSS is not a multiple of 4) the batch ends,
+	 * and TCP starts a new segment for what follows (MSG_EOR keeps later
+	 * data out of that socket buffer). Without markers, the last FPDU of
+	 * a message leaves its segment open: the next message of the batch
+	 * fills the rest of it (tx_join_next()); the next batch joins it if
+	 * its first FPDU fits whole, else closes it first (tx_end_segment();
+	 * a batch of several messages always starts a segment), so small
+	 * messages share segments. An MSS that is not a multiple of 4
+	 * leaves every full FPDU 1 to 3 octets short of its segment; without
+	 * markers the FPDUs of a batch then straddle segments: aligning them
+	 * takes a socket buffer per FPDU, and at EMSS 1449 ib_write_bw and
+	 * ib_send_bw at 64 KiB ran at 21.0 and 23.0 MB/s that way, against
+	 * 55.4 and 54.4 packed (veth, medians). A connecting iwtcp rounds
+	 * the MSS its netdev's MTU gives (cm_sock_set_mss()); a route's
+	 * MTU or a peer can still give such an MSS.
+	 * The MSS (mss_cache) is read once per batch: TCP changes it with
+	 * the path MTU. While SACK blocks ride on segments, TCP cuts them
+	 * shorter than that, and full FPDUs straddle (RFC 5044 5.1 lists
+	 * such option changes among what loses alignment).
+	 */
+	tx->seg_full = tx->st.large ? 0 : mss;
+	do {
+		nbv = tx->nbv;
+		wire_len = tx->wire_len;
+		last_len = nbv ? tx->bv[nbv - 1].bv_len : 0;
+		rv = tx_build(qp, mss);
+		if (rv && nbv) {
+			tx_batch_cut(tx, nbv, wire_len, last_len);
+			rv = 0;
+			break;
+		}
+	} while (!rv && !tx->eor && tx_batch_room(tx, mss) &&
+		 (tx->off < tx->len || tx_join_next(qp)));
+	/* the batch holds a copy of the payload, not the MR */
+	iwtcp_mem_cache_drop(&tx->mrc);
+	return rv;
+}
+
 /* The transmitter. Caller owns it (IWTCP_TX_BUSY). */
 static void tx_run(struct iwtcp_qp *qp)
 {
@@ -1025,12 +1125,16 @@ static void tx_run(struct iwtcp_qp *qp)
 		state = smp_load_acquire(&qp->state);
 		/* In ERROR the connection is gone: drop what was not sent. */
 		if (tx->wire_sent < tx->wire_len && state != IWTCP_QP_ERROR) {
-			rv = tx_push(qp, tx->kind != TX_NONE && tx->off < tx->len);
+			/* a message taken but not started gets its own batch */
+			rv = tx_push(qp, tx->kind != TX_NONE && tx->started &&
+				     tx->off < tx->len);
 			if (rv == -EAGAIN)
 				return;
 			if (rv)
 				iwtcp_qp_to_error(qp);
 			tx_fpdu_release(tx);
+			tx_batch_done(qp, rv ? SIW_WC_WR_FLUSH_ERR :
+					       SIW_WC_SUCCESS);
 			/*
 			 * Its last octet is in the socket: the message is done,
 			 * whatever state receive moved the QP to meanwhile.
@@ -1041,6 +1145,7 @@ static void tx_run(struct iwtcp_qp *qp)
 			continue;
 		}
 		tx_fpdu_release(tx);
+		tx_batch_done(qp, SIW_WC_WR_FLUSH_ERR);
 		if (state != IWTCP_QP_RTS) {
 			tx_stopped(qp, state);
 			return;
