@@ -8,7 +8,8 @@
  * length of its 4 MiB + 8 KiB buffer; then the client drives, the server
  * serves and checks. MODE:
  * integrity (Write, Read, Send of a pattern across page, MSS and marker
- * boundaries, guard octets checked), bad_rkey, bad_bounds, bad_access,
+ * boundaries, guard octets checked; a chain of Writes of mixed sizes in
+ * one post, completed in order), bad_rkey, bad_bounds, bad_access,
  * bad_read_access (a bad Write or Read: the client's last WR must fail,
  * both sides see DISCONNECTED, the server a QP error event), no_recv (a
  * Send without a receive: the connection ends), read_ird (16 Reads back
@@ -857,6 +858,46 @@ static int run_kind(enum kind k)
 	return 0;
 }
 
+/*
+ * CHAIN Writes of mixed sizes in one post: the transmitter builds several
+ * into one batch (qp_tx.c, tx_join_next()), their FPDUs packed into
+ * segments. Every octet must land in place, and the completions come in
+ * posting order.
+ */
+#define CHAIN 60
+static int write_chain(__u32 seed)
+{
+	static const __u32 sizes[] = { 1, 9, 64, 300, 1000, 1447, 1448,
+				       1449, 2000, 4096, 5000, 100 };
+	struct msg m = { .op = OP_CHECK_WRITE, .seed = seed, .off = 5 };
+	struct ibv_send_wr wr[CHAIN];
+	struct ibv_sge sg[CHAIN];
+	struct ibv_wc wc;
+	__u32 pos = 0, len, src = 3;
+	int k;
+
+	for (k = 0; k < CHAIN; k++) {
+		len = sizes[k % ARRAY_SIZE(sizes)];
+		sg[k] = big_sge(src + pos, len);
+		rdma_wr(&wr[k], IBV_WR_RDMA_WRITE, &sg[k],
+			t.peer.addr + m.off + pos, t.peer.rkey, k);
+		wr[k].next = k + 1 < CHAIN ? &wr[k + 1] : NULL;
+		pos += len;
+	}
+	fill_pat(src, seed, 0, pos);
+	if (post(wr))
+		return -1;
+	for (k = 0; k < CHAIN; k++)
+		if (complete(t.scq, k, &wc))
+			return -1;
+	memset(t.big + src, 0xee, pos);
+	m.size = pos;
+	if (request(&m))
+		return -1;
+	printf("write chain: %d Writes, %u octets ok\n", CHAIN, pos);
+	return 0;
+}
+
 static int integrity(void)
 {
 	static const __u32 inl[] = { 1, 2, 16, 63, 64 };
@@ -866,6 +907,8 @@ static int integrity(void)
 	for (k = 0; k < K_COUNT; k++)
 		if (run_kind(k))
 			return -1;
+	if (write_chain(next_seed()))
+		return -1;
 	if (send_case(next_seed(), 3, 4097, 1, 2, 0) ||
 	    send_case(next_seed(), 1, 65537, 3, 2, 0))
 		return -1;
