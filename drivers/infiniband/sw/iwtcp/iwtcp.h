@@ -442,6 +442,10 @@ struct iwtcp_irq_entry {
  * @term_status: completion status for the oldest outstanding work
  * @tx_hold: nothing may be sent until the first FPDU arrived (RFC 5044
  *	7.1.2 rule 4); cleared by receive (READ_ONCE/WRITE_ONCE)
+ * @rx_seen: Sends received (receive WRs completed), counted under
+ *	@rq_lock (WRITE_ONCE), read by the user doorbell
+ *	(iwtcp_qp_tx_doorbell())
+ * @tx_db_seen: @rx_seen at the doorbell's last run of the transmitter
  */
 struct iwtcp_qp {
 	struct ib_qp base_qp;
@@ -494,6 +498,8 @@ struct iwtcp_qp {
 	struct iwtcp_counter __rcu *counter;
 	u8 term_status;
 	bool tx_hold;
+	u32 rx_seen;
+	u32 tx_db_seen;
 };
 
 /**

@@ -296,6 +296,10 @@
  *   order, so its Send with Invalidate follows its Writes to the STag.
  *   The verbs leave the order of registrations and invalidations of one
  *   STag to the ULP.
+ * * ``iwtcp_qp.rx_seen`` (Sends received, written under ``rq_lock``) and
+ *   ``tx_db_seen`` (written by the doorbell that owns the transmitter)
+ *   are read by the user doorbell without a lock (READ_ONCE()): a stale
+ *   value only sends it to the worker, or inline, once more or less.
  * * Object counts (``num_*``, ``iwtcp_foreign_siw``) are atomics; the
  *   counters are per CPU (this_cpu_add(), any context).
  * * Restrack snapshots (iwtcp_qp_tx_fill_res(), iwtcp_fill_res_cq_entry())

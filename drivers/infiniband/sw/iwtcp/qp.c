@@ -892,7 +892,7 @@ int iwtcp_post_send(struct ib_qp *base_qp, const struct ib_send_wr *wr,
 		}
 		if (state != IWTCP_QP_RTS)
 			return -ENOTCONN;
-		iwtcp_qp_tx_kick(qp);
+		iwtcp_qp_tx_doorbell(qp);
 		return 0;
 	}
 	if (state == IWTCP_QP_RTS)

@@ -28,6 +28,7 @@ bool iwtcp_sq_retire_head(struct iwtcp_qp *qp, u8 status);
 void iwtcp_qp_tx_kick(struct iwtcp_qp *qp);
 void iwtcp_qp_tx_work(struct work_struct *work);
 void iwtcp_qp_tx_post(struct iwtcp_qp *qp);
+void iwtcp_qp_tx_doorbell(struct iwtcp_qp *qp);
 int iwtcp_qp_tx_fill_res(struct sk_buff *msg, struct iwtcp_qp *qp);
 void iwtcp_sk_held_enter(void);
 void iwtcp_sk_held_exit(void);

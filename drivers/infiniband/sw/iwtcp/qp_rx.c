@@ -585,6 +585,8 @@ static void rx_complete_rqe(struct iwtcp_qp *qp, u8 status, u32 bytes,
 	spin_lock_irqsave(&qp->rq_lock, flags);
 	if (rx->rqe_owned) {
 		WRITE_ONCE(rx->rqe_owned, false);
+		/* a Send received: the user doorbell may answer it inline */
+		WRITE_ONCE(qp->rx_seen, qp->rx_seen + 1);
 		notify = iwtcp_cq_push(cq, &wc);
 	}
 	spin_unlock_irqrestore(&qp->rq_lock, flags);

@@ -17,7 +17,11 @@
  *   transmitter made the poster carry each message through TCP and, over
  *   a local path, the peer's receive, one message per system call:
  *   half the bandwidth at 4 KiB or less (iwtcp-performance.rst, "The
- *   user doorbell"). The price is a worker's wake-up per idle doorbell.
+ *   user doorbell"). The price is a worker's wake-up per idle doorbell,
+ *   which a request/response exchange pays on every round trip: so when
+ *   a Send arrived since the doorbell last ran it, and it is idle, the
+ *   doorbell runs the transmitter for one batch itself
+ *   (iwtcp_qp_tx_doorbell()).
  * - A kernel post_send runs it inline when the SQ was idle: under the
  *   socket's spinlock, with tcp_sendmsg_locked() and atomic allocations,
  *   for one batch, as net/xfrm/espintcp.c writes to TCP from softirq.
@@ -150,6 +154,7 @@ struct tx_src {
  * @pfrag: the page fragment FPDUs are written into (skb_page_frag_refill())
  * @atomic: this run is inline in a kernel post_send, under the socket's
  *	spinlock: one batch, page fragments without sleeping, no TERMINATE
+ * @one_batch: this run is inline in a user doorbell: one batch
  */
 struct iwtcp_tx {
 	struct iwtcp_fpdu_stream st;
@@ -181,6 +186,7 @@ struct iwtcp_tx {
 	struct iwtcp_fpdu_sink sink;
 	struct page_frag pfrag;
 	bool atomic;
+	bool one_batch;
 };
 
 static struct workqueue_struct *iwtcp_tx_wq;
@@ -1162,7 +1168,7 @@ static void tx_run(struct iwtcp_qp *qp)
 		if (tx->kind == TX_NONE)
 			continue;
 		/* an inline run sends one batch; the worker does the rest */
-		if (tx->atomic && built) {
+		if ((tx->atomic || tx->one_batch) && built) {
 			set_bit(IWTCP_TX_AGAIN, &qp->tx_flags);
 			return;
 		}
@@ -1362,6 +1368,45 @@ void iwtcp_qp_tx_post(struct iwtcp_qp *qp)
 defer:
 	/* tx_unlock() hands the run to the worker */
 	set_bit(IWTCP_TX_AGAIN, &qp->tx_flags);
+	tx_unlock(qp);
+}
+
+/**
+ * iwtcp_qp_tx_doorbell() - libsiw's send doorbell on a user QP
+ * @qp: the user QP, in RTS
+ *
+ * Runs the transmitter for one batch in the poster's system call when it
+ * is idle and a Send arrived since the doorbell last ran it: the poster
+ * answers a message (a request/response exchange), and a worker's
+ * wake-up would lengthen every round trip. Else queues @tx_work, which
+ * drains a stream (of Sends, Writes, or Reads whose responses arrive
+ * meanwhile) in larger batches than one write() carries (DOC: Transmit).
+ *
+ * Context: process context (a write() on the uverbs file); sleeps.
+ */
+void iwtcp_qp_tx_doorbell(struct iwtcp_qp *qp)
+{
+	u32 seen = READ_ONCE(qp->rx_seen);
+	struct iwtcp_tx *tx;
+
+	if (seen == READ_ONCE(qp->tx_db_seen)) {
+		iwtcp_qp_tx_kick(qp);
+		return;
+	}
+	if (!tx_trylock(qp))
+		return;
+	/* pairs with iwtcp_qp_tx_init() */
+	tx = smp_load_acquire(&qp->tx);
+	if (!tx || tx->kind != TX_NONE || tx->wire_sent < tx->wire_len) {
+		/* tx_unlock() hands the run to the worker */
+		set_bit(IWTCP_TX_AGAIN, &qp->tx_flags);
+		tx_unlock(qp);
+		return;
+	}
+	WRITE_ONCE(qp->tx_db_seen, seen);
+	tx->one_batch = true;
+	tx_run(qp);
+	tx->one_batch = false;
 	tx_unlock(qp);
 }
 
