@@ -103,8 +103,10 @@
  *
  * 9. The socket lock of a connection's TCP socket, taken as its owner
  *    (lock_sock(): holders of 5; the transmitter in tx_push(), in the
- *    transmit work; receive, in the receive work, iwtcp_qp_rx_work(),
- *    and once under 5 at the close, iwtcp_qp_rx_drain()) or
+ *    transmit work or in a user doorbell's system call
+ *    (iwtcp_qp_tx_doorbell()); receive, in the receive work,
+ *    iwtcp_qp_rx_work(), and once under 5 at the close,
+ *    iwtcp_qp_rx_drain()) or
  *    as its spinlock (bh_lock_sock(): TCP's softirq receive and timers,
  *    and iwtcp's receive of a little data in that softirq receive,
  *    iwtcp_qp_rx_ready();
@@ -117,10 +119,10 @@
  *    queue_work() of the QP's transmit and receive work and the
  *    endpoint's work, and the ULP's handlers (receive calls them
  *    directly; the inline transmitter defers them, see tx_in_post). The
- *    receive work and the transmit work wait for each other only here,
- *    in lock_sock(), and neither waits for a work item. It owns the receive
- *    state (&struct iwtcp_rx) and the socket's queues (tcp_read_sock(),
- *    tcp_sendmsg_locked()). iwtcp never nests two sockets' locks (see
+ *    receive work and the transmitter (work or doorbell) wait for each
+ *    other only here, in lock_sock(), and neither waits for a work item.
+ *    It owns the receive state (&struct iwtcp_rx) and the socket's queues
+ *    (tcp_read_sock(), tcp_sendmsg_locked()). iwtcp never nests two sockets' locks (see
  *    tx_sk_held). A listening socket's ``sk_data_ready`` runs without its
  *    socket lock (TCP handles listeners locklessly; tcp_child_process()
  *    holds only the child's): cm_listen_event() only queues work.
@@ -326,7 +328,9 @@
  *   or SRQ only when no QP uses it.
  * * &struct iwtcp_qp: ``ref`` (creation, iw_cm, the endpoint, a queued
  *   transmit or receive work: the work drops it as its last step, so
- *   nothing waits for a work item); iwtcp_destroy_qp() waits for the last
+ *   nothing waits for a work item; a user doorbell's inline run holds
+ *   none: uverbs holds the QP's handle and its SRCU for the call, so
+ *   destroy_qp cannot run meanwhile); iwtcp_destroy_qp() waits for the last
  *   put, frees the
  *   data path (``tx``, ``rx``, ORQ, IRQ, slots, the socket reference),
  *   and the core frees the struct; process context.

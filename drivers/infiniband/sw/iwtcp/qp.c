@@ -863,12 +863,14 @@ static int qp_post_kernel(struct iwtcp_qp *qp, const struct ib_send_wr *wr,
  *
  * In RTS kernel work requests go on the SQ ring and the transmitter runs
  * inline when idle, else is queued (qp_tx.c, DOC: Transmit); the
- * doorbell of a user QP queues the transmitter.
+ * doorbell of a user QP queues the transmitter, or runs it for one batch
+ * when it answers a received Send (iwtcp_qp_tx_doorbell()).
  * In ERROR every work request completes at once with a flush status (and
  * the doorbell flushes the user SQ). Other states answer -ENOTCONN.
  *
  * Context: any context for kernel QPs, including hard interrupts; never
- * sleeps then. The doorbell comes in process context and never sleeps.
+ * sleeps then. The doorbell comes in process context and may sleep
+ * (lock_sock(), GFP_KERNEL page fragments).
  * Return: 0; -EINVAL for a work request list on a user QP or too many
  * SGEs or inline octets; -EOPNOTSUPP for an opcode the device lacks
  * (atomics, immediate data, memory windows); -ENOMEM when the SQ is full;

@@ -1174,8 +1174,8 @@ static void tx_run(struct iwtcp_qp *qp)
 		}
 		built = true;
 		rv = tx_build_batch(qp);
-		if (rv == -ENOMEM && tx->atomic) {
-			/* no page fragment without sleeping: the worker goes on */
+		if (rv == -ENOMEM && (tx->atomic || tx->one_batch)) {
+			/* no page fragment here (atomic, or a dying poster) */
 			tx_fpdu_release(tx);
 			set_bit(IWTCP_TX_AGAIN, &qp->tx_flags);
 			return;
