@@ -146,6 +146,19 @@ def ratios(pts, cpu, user):
                            f"{fmt(lim, 3)} ({verdict(k, 1.0, False)})")
                 bars += [(f"{model} NFS {t} MB/s vs TCP", b, 1.0),
                          (f"{model} NFS {t} CPU vs TCP+2 CRC", k, 1.0)]
+            for t, sz in nfs:
+                ro, co = m("iwtcp", t, sz, "nfs-crc-off"), \
+                    c("iwtcp", t, sz, "nfs-crc-off")
+                if ro is None:
+                    continue
+                tb, tc = m("tcp", t, sz, "nfs"), nbase[t]
+                b, k = ratio(ro, tb), ratio(co, tc)
+                out.append(f"    {t} 1 MiB, CRC off: over iwtcp {fmt(ro)} "
+                           f"MB/s at {fmt(co, 3)} s/GiB: {fmt(b)}x NFS over "
+                           f"TCP's MB/s, {fmt(k)}x its CPU per GiB (no CRC "
+                           f"to count)")
+                bars += [(f"{model} NFS {t} crc-off MB/s vs TCP", b, 1.0),
+                         (f"{model} NFS {t} crc-off CPU vs TCP", k, 1.0)]
             ri, ti = m("iwtcp", "fio_randread_iops", 4096, "nfs"), \
                 m("tcp", "fio_randread_iops", 4096, "nfs")
             out.append(f"    fio_randread 4 KiB: over iwtcp {fmt(ri, 0)} "
