@@ -378,8 +378,9 @@ others_keep_running() {
 }
 
 # The port counters: what one side wrote to TCP the other read, FPDU for
-# FPDU and octet for octet (RTR included), with markers and CRC; no
-# error counted; rdma statistic shows them.
+# FPDU and octet for octet (RTR included), with markers and CRC; rping's
+# answers partly written by its own doorbell; no error counted; rdma
+# statistic shows them.
 counters() {
 	local n t a0 b0 a1 b1
 
@@ -387,6 +388,7 @@ counters() {
 	declare -A before
 	for n in a b; do
 		for t in tx_fpdus rx_fpdus tx_fpdu_octets rx_fpdu_octets \
+			 tx_inline_fpdus tx_doorbell_fpdus \
 			 rx_crc_errors rx_marker_errors tx_terms rx_terms; do
 			before[$n.$t]=$(counter "$n" "$t")
 		done
@@ -405,6 +407,13 @@ counters() {
 	# doorbell's one batch does not count there)
 	for n in a b; do
 		[[ $(delta "$n" tx_inline_fpdus) == 0 ]]
+	done
+	# rping answers each Send it receives: its doorbell finds the
+	# transmitter idle and writes some of those answers itself
+	for n in a b; do
+		echo "# $n: tx_doorbell_fpdus +$(delta "$n" tx_doorbell_fpdus)" >&2
+		(($(delta "$n" tx_doorbell_fpdus) > 0))
+		(($(delta "$n" tx_doorbell_fpdus) <= $(delta "$n" tx_fpdus)))
 	done
 	for n in a b; do
 		for t in rx_crc_errors rx_marker_errors tx_terms rx_terms; do

@@ -88,6 +88,8 @@ enum iwtcp_limit {
  * @IWTCP_STAT_TX_OCTETS: their octets on the wire, markers and CRC included
  * @IWTCP_STAT_TX_INLINE_FPDUS: FPDUs of them written inline by a kernel
  *	post_send, not by the transmit worker
+ * @IWTCP_STAT_TX_DOORBELL_FPDUS: FPDUs of them written inline by a user
+ *	QP's send doorbell (iwtcp_qp_tx_doorbell()), not by the worker
  * @IWTCP_STAT_RX_FPDUS: FPDUs read from TCP that passed the MPA checks
  * @IWTCP_STAT_RX_OCTETS: their octets on the wire
  * @IWTCP_STAT_RX_CRC_ERRORS: FPDUs whose CRC failed (RFC 5044 4.4)
@@ -121,6 +123,7 @@ enum iwtcp_stat {
 	IWTCP_STAT_TX_FPDUS,
 	IWTCP_STAT_TX_OCTETS,
 	IWTCP_STAT_TX_INLINE_FPDUS,
+	IWTCP_STAT_TX_DOORBELL_FPDUS,
 	IWTCP_STAT_RX_FPDUS,
 	IWTCP_STAT_RX_OCTETS,
 	IWTCP_STAT_RX_CRC_ERRORS,

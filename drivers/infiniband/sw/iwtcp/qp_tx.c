@@ -484,6 +484,8 @@ static int tx_push(struct iwtcp_qp *qp, bool more)
 			     tx->wire_len);
 	if (tx->atomic)
 		iwtcp_qp_stat_add(qp, IWTCP_STAT_TX_INLINE_FPDUS, tx->nfpdu);
+	else if (tx->one_batch)
+		iwtcp_qp_stat_add(qp, IWTCP_STAT_TX_DOORBELL_FPDUS, tx->nfpdu);
 	return 0;
 }
 

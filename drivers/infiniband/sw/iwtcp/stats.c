@@ -36,6 +36,7 @@ static const struct rdma_stat_desc iwtcp_stat_descs[IWTCP_NR_STATS] = {
 	[IWTCP_STAT_TX_FPDUS].name = "tx_fpdus",
 	[IWTCP_STAT_TX_OCTETS].name = "tx_fpdu_octets",
 	[IWTCP_STAT_TX_INLINE_FPDUS].name = "tx_inline_fpdus",
+	[IWTCP_STAT_TX_DOORBELL_FPDUS].name = "tx_doorbell_fpdus",
 	[IWTCP_STAT_RX_FPDUS].name = "rx_fpdus",
 	[IWTCP_STAT_RX_OCTETS].name = "rx_fpdu_octets",
 	[IWTCP_STAT_RX_CRC_ERRORS].name = "rx_crc_errors",
