@@ -409,11 +409,11 @@ counters() {
 		[[ $(delta "$n" tx_inline_fpdus) == 0 ]]
 	done
 	# rping answers each Send it receives: its doorbell finds the
-	# transmitter idle and writes some of those answers itself
+	# transmitter idle and writes some of those answers itself (a
+	# doorbell that always queued the worker would count none)
 	for n in a b; do
 		echo "# $n: tx_doorbell_fpdus +$(delta "$n" tx_doorbell_fpdus)" >&2
 		(($(delta "$n" tx_doorbell_fpdus) > 0))
-		(($(delta "$n" tx_doorbell_fpdus) <= $(delta "$n" tx_fpdus)))
 	done
 	for n in a b; do
 		for t in rx_crc_errors rx_marker_errors tx_terms rx_terms; do

@@ -88,8 +88,9 @@ enum iwtcp_limit {
  * @IWTCP_STAT_TX_OCTETS: their octets on the wire, markers and CRC included
  * @IWTCP_STAT_TX_INLINE_FPDUS: FPDUs of them written inline by a kernel
  *	post_send, not by the transmit worker
- * @IWTCP_STAT_TX_DOORBELL_FPDUS: FPDUs of them written inline by a user
- *	QP's send doorbell (iwtcp_qp_tx_doorbell()), not by the worker
+ * @IWTCP_STAT_TX_DOORBELL_FPDUS: FPDUs of the batches a user QP's send
+ *	doorbell finished in its inline run (iwtcp_qp_tx_doorbell()); a
+ *	batch TCP took only partly is finished, and counted, by the worker
  * @IWTCP_STAT_RX_FPDUS: FPDUs read from TCP that passed the MPA checks
  * @IWTCP_STAT_RX_OCTETS: their octets on the wire
  * @IWTCP_STAT_RX_CRC_ERRORS: FPDUs whose CRC failed (RFC 5044 4.4)
