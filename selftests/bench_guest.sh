@@ -277,7 +277,7 @@ set_crc() {
 # costs about as much per octet as all of TCP), if the client's
 # connection really runs without it (restrack's drv_crc).
 nfs_suite() {
-	local tr sys
+	local tr sys qps
 
 	modprobe -a rpcrdma nfsd nfsv4
 	NFS_EXPORT_SIZE=400m
@@ -297,12 +297,12 @@ nfs_suite() {
 	variant=nfs-crc-off
 	set_crc off
 	nfs_mount 4.2 rdma
-	if rdma -dd resource show qp | grep -q ' drv_crc 0 ' &&
-		! rdma -dd resource show qp | grep -q ' drv_crc 1 '; then
+	qps=$(rdma -dd resource show qp)
+	if grep -q ' drv_crc 0 ' <<<"$qps" && ! grep -q ' drv_crc 1 ' <<<"$qps"; then
 		fio_point fio_read read 1m
 		fio_point fio_write write 1m
 	else
-		no_result nfs-crc-off 1m "$(rdma -dd resource show qp)"
+		no_result nfs-crc-off 1m "$(grep -o 'drv_crc [0-9]*' <<<"$qps")"
 	fi
 	client_umount
 	set_crc on
@@ -322,6 +322,7 @@ nfs_points() {
 	(set -e; nfs_suite)
 	rc=$?
 	set -e
+	set_crc on	# if nfs_suite stopped while CRC was off
 	((rc == 0)) && return 0
 	echo "# nfs: no result: nfs_suite failed ($rc)" >&2
 	nfs_down
