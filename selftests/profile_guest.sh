@@ -10,12 +10,13 @@
 # Cases: one crc32c pass over 256 MiB through the kernel's crypto API (the
 # CRC's own cost in this guest); iperf3 with 64 KiB writes; iwtcp
 # ib_send_bw at 64 KiB with CQ events, CRC on and off; ib_write_bw at 64
-# KiB (busy-polling) with CRC on; ib_send_bw at 64 octets and 4 KiB
+# KiB (busy-polling) with CRC on; ib_read_bw at 64 KiB with CQ events
+# and CRC on (the data flows to $ns1); ib_send_bw at 64 octets and 4 KiB
 # with CQ events, CRC off (the per-message costs; a deep receive queue,
 # see iwtcp-performance.rst on perftest's credits); fio's 1 MiB O_DIRECT
 # reads from an NFSv4.2 server (selftests/nfs_lib.sh) over iwtcp and
 # over TCP. PROFILE_CASES picks some (default "crc iperf3 send write
-# small nfs"). Each runs PROFILE_SECS (default 8) seconds under `perf
+# read small nfs"). Each runs PROFILE_SECS (default 8) seconds under `perf
 # record -a -g -e cpu-clock` (a software clock: TCG guests have no PMU).
 # For each case OUTDIR gets CASE.top (share of the busy samples by
 # symbol, the idle loop left out), CASE.paths (the busy samples by path: iwtcp receive and
@@ -203,7 +204,7 @@ profile() {
 		>"$out/$c.client" 2>&1 &
 	local cli=$!
 	sleep 1
-	sample "$c" tx
+	sample "$c" "${dir:-tx}"	# dir=rx: the data flows to $ns1
 	kill "$cli" "$srv" 2>/dev/null || true
 	wait "$cli" "$srv" 2>/dev/null || true
 	report "$c"
@@ -250,7 +251,7 @@ crc_case() {
 setup_two_hosts
 hosts_no_refusals
 long=$((secs + 30))	# the ends outlast perf's window and wind-up
-all_cases="crc iperf3 send write small nfs"
+all_cases="crc iperf3 send write read small nfs"
 cases=" ${PROFILE_CASES:-$all_cases} "
 has() { [[ $cases == *" $1 "* ]]; }
 for c in $cases; do
@@ -291,6 +292,10 @@ fi
 if has write; then
 	profile write-crc-on ib_write_bw -R -s 65536 -D "$long" -- \
 		ib_write_bw -R -s 65536 -D "$long" 192.0.2.2
+fi
+if has read; then
+	dir=rx profile read-events-crc-on ib_read_bw -R -s 65536 -e -n 200000 -- \
+		ib_read_bw -R -s 65536 -e -n 200000 192.0.2.2	# stopped
 fi
 if has small; then
 	for dev in iwtcp_a iwtcp_b; do
