@@ -203,17 +203,15 @@ rdma_suite() {
 # default run is CRC on, markers off), and FPDUs of up to 32 KiB (siw's G
 # bit, mpa_large_fpdu) with CRC on and off.
 iwtcp_variants() {
-	local v crc markers large t dev vs=("on required 0" "off off 0"
+	local v crc markers large t vs=("on required 0" "off off 0"
 		"off required 0" "on off 1" "off off 1")
 
 	[[ $subset == crc ]] && vs=("on off 0" "off off 0")
 	for v in "${vs[@]}"; do
 		read -r crc markers large <<<"$v"
-		for dev in iwtcp_a iwtcp_b; do
-			echo "$crc" >"/sys/class/infiniband/$dev/mpa_crc"
-			echo "$markers" >"/sys/class/infiniband/$dev/mpa_markers"
-			echo "$large" >"/sys/class/infiniband/$dev/mpa_large_fpdu"
-		done
+		set_both mpa_crc "$crc"
+		set_both mpa_markers "$markers"
+		set_both mpa_large_fpdu "$large"
 		variant="crc-$crc/markers-${markers/required/on}"
 		((large)) && variant+=/large
 		# iwtcp's defaults: the subset's CRC-on figures
@@ -224,9 +222,7 @@ iwtcp_variants() {
 		bw ib_send_bw 65536 1 events
 		bw ib_read_bw 65536 1 events
 	done
-	for dev in iwtcp_a iwtcp_b; do
-		echo 0 >"/sys/class/infiniband/$dev/mpa_large_fpdu"
-	done
+	set_both mpa_large_fpdu 0
 	variant=default
 }
 
@@ -258,15 +254,6 @@ fio_point() {
 	return 0
 }
 
-# set_crc on|off: both devices' mpa_crc, for the connections made next.
-set_crc() {
-	local dev
-
-	for dev in iwtcp_a iwtcp_b; do
-		echo "$1" >"/sys/class/infiniband/$dev/mpa_crc"
-	done
-}
-
 # NFS over iwtcp against NFS over TCP: one NFSv4.2 server in $ns2
 # (nfs_lib.sh) listening on both, the same client and export (tmpfs).
 # Rows of variant "nfs", system iwtcp (iwtcp's default settings) or tcp
@@ -295,7 +282,7 @@ nfs_suite() {
 	done
 	sys=iwtcp
 	variant=nfs-crc-off
-	set_crc off
+	set_both mpa_crc off
 	nfs_mount 4.2 rdma
 	qps=$(rdma -dd resource show qp)
 	if grep -q ' drv_crc 0 ' <<<"$qps" && ! grep -q ' drv_crc 1 ' <<<"$qps"; then
@@ -305,7 +292,7 @@ nfs_suite() {
 		no_result nfs-crc-off 1m "$(grep -o 'drv_crc [0-9]*' <<<"$qps")"
 	fi
 	client_umount
-	set_crc on
+	set_both mpa_crc on
 	variant=default
 	nfs_down
 }
@@ -322,7 +309,7 @@ nfs_points() {
 	(set -e; nfs_suite)
 	rc=$?
 	set -e
-	set_crc on	# if nfs_suite stopped while CRC was off
+	set_both mpa_crc on	# if nfs_suite stopped while CRC was off
 	((rc == 0)) && return 0
 	echo "# nfs: no result: nfs_suite failed ($rc)" >&2
 	nfs_down

@@ -279,15 +279,11 @@ ip netns exec "$ns2" rdma link add iwtcp_b type iwtcp netdev veth_b
 _created_links+=("$ns1 iwtcp_a" "$ns2 iwtcp_b")
 if has send; then
 	for crc in on off; do
-		for dev in iwtcp_a iwtcp_b; do
-			echo "$crc" >"/sys/class/infiniband/$dev/mpa_crc"
-		done
+		set_both mpa_crc "$crc"
 		profile "send-events-crc-$crc" ib_send_bw -R -s 65536 -e -n 200000 -- \
 			ib_send_bw -R -s 65536 -e -n 200000 192.0.2.2	# stopped
 	done
-	for dev in iwtcp_a iwtcp_b; do
-		echo on >"/sys/class/infiniband/$dev/mpa_crc"
-	done
+	set_both mpa_crc on
 fi
 if has write; then
 	profile write-crc-on ib_write_bw -R -s 65536 -D "$long" -- \
@@ -298,18 +294,14 @@ if has read; then
 		ib_read_bw -R -s 65536 -e -n 200000 192.0.2.2	# stopped
 fi
 if has small; then
-	for dev in iwtcp_a iwtcp_b; do
-		echo off >"/sys/class/infiniband/$dev/mpa_crc"
-	done
+	set_both mpa_crc off
 	for size in 64 4096; do
 		profile "send-$size-events-crc-off" \
 			ib_send_bw -R -s "$size" -e -n 2000000 --rx-depth=2048 -- \
 			ib_send_bw -R -s "$size" -e -n 2000000 --rx-depth=2048 \
 			192.0.2.2	# stopped
 	done
-	for dev in iwtcp_a iwtcp_b; do
-		echo on >"/sys/class/infiniband/$dev/mpa_crc"
-	done
+	set_both mpa_crc on
 fi
 if has nfs; then
 	nfs_dir=$(mktemp -d)
