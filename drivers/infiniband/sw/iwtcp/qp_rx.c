@@ -189,13 +189,40 @@ static struct sk_buff *rx_locate(struct rx_fpdu *f, u32 pos, u32 *off)
 }
 
 /*
+ * rx_visit_skb() of a buffer with a frag_list (GRO past MAX_SKB_FRAGS):
+ * skb_seq_read() follows it. Out of line, as it is rare: the kernel's
+ * stack initialisation zeroes @seq at every call that has it in scope.
+ */
+static noinline int rx_visit_frag_list(struct sk_buff *skb, u32 off, u32 n,
+				       iwtcp_fpdu_visit_t fn, void *ctx)
+{
+	struct skb_seq_state seq;
+	u32 copied, p_len;
+	const u8 *p;
+	int rv = 0;
+
+	skb_prepare_seq_read(skb, off, off + n, &seq);
+	for (copied = 0; copied < n && !rv; copied += p_len) {
+		p_len = skb_seq_read(copied, &p, &seq);
+		if (!p_len) {
+			rv = -EFAULT;
+			break;
+		}
+		p_len = min(p_len, n - copied);
+		rv = fn(ctx, p, p_len);
+	}
+	skb_abort_seq_read(&seq);
+	return rv;
+}
+
+/*
  * @fn over @n octets of @skb from @off: its linear data, then its page
  * fragments, a piece per run a mapping covers (the walk of
- * skb_copy_bits()). A buffer with a frag_list (GRO past MAX_SKB_FRAGS)
- * goes through skb_seq_read(), which follows it. The fragments are
- * looked for from @cur's when it is in @skb; @cur is left at the last
- * one read. Returns 0, @fn's error, or -EFAULT if @skb holds fewer
- * octets than its len says or fragments the CPU cannot read (devmem).
+ * skb_copy_bits()); a buffer with a frag_list through
+ * rx_visit_frag_list(). The fragments are looked for from @cur's when it
+ * is in @skb; @cur is left at the last one read. Returns 0, @fn's error,
+ * or -EFAULT if @skb holds fewer octets than its len says or fragments
+ * the CPU cannot read (devmem).
  */
 static int rx_visit_skb(struct sk_buff *skb, u32 off, u32 n,
 			iwtcp_fpdu_visit_t fn, void *ctx,
@@ -203,25 +230,12 @@ static int rx_visit_skb(struct sk_buff *skb, u32 off, u32 n,
 {
 	u32 head = skb_headlen(skb), fsize, len, p_off, p_len, copied, i;
 	u32 start = 0;
-	struct skb_seq_state seq;
 	struct page *page;
-	const u8 *p, *va;
+	const u8 *va;
 	int rv = 0;
 
-	if (skb_has_frag_list(skb)) {
-		skb_prepare_seq_read(skb, off, off + n, &seq);
-		for (copied = 0; copied < n && !rv; copied += p_len) {
-			p_len = skb_seq_read(copied, &p, &seq);
-			if (!p_len) {
-				rv = -EFAULT;
-				break;
-			}
-			p_len = min(p_len, n - copied);
-			rv = fn(ctx, p, p_len);
-		}
-		skb_abort_seq_read(&seq);
-		return rv;
-	}
+	if (skb_has_frag_list(skb))
+		return rx_visit_frag_list(skb, off, n, fn, ctx);
 	if (off < head && n) {
 		len = min(n, head - off);
 		rv = fn(ctx, skb->data + off, len);
