@@ -10,7 +10,9 @@ OUTDIR/targets.png. The ratios are those of the data path's targets
 (Documentation/infiniband/iwtcp-performance.rst, "Targets"), per guest
 CPU model: CRC off against iperf3, CRC on against iperf3 plus two kernel
 crc32c passes, NFS over iwtcp against NFS over TCP, iwtcp against siw at
-every size, and the spread over repetitions.
+every size, and the spread over repetitions; for a CPU model named
+MODEL/icount (a one-vCPU tcg-icount guest) the CPU targets in
+instructions per octet.
 """
 import csv
 import os
@@ -74,12 +76,66 @@ def verdict(v, limit, higher):
     return "met" if ok else "missed"
 
 
+# tcg-icount, shift=3: the guest's clock advances 8 ns per instruction
+ICOUNT_NS = 8
+
+
+def per_octet(s_per_gib):
+    """Instructions per octet from a one-vCPU icount guest's CPU s/GiB."""
+    if s_per_gib is None:
+        return None
+    return s_per_gib / (ICOUNT_NS * 1e-9) / 2**30
+
+
+def icount_ratios(model, pts, cpu):
+    """The CPU targets in instructions (tools/bench, BENCH_ICOUNT)."""
+    def c(sysname, test, variant="default"):
+        return med(cpu.get((sysname, variant, test, 65536, 1, model), []))
+
+    def m(sysname, test, variant="default"):
+        return med(pts.get((sysname, variant, test, 65536, 1, model), []))
+
+    tcp = c("tcp", "iperf3")
+    crc = [med(v) for k, v in pts.items()
+           if k[2] == "crc32c_pass" and k[5] == model]
+    drivers = sorted({k[1] for k in pts
+                      if k[2] == "crc32c_pass" and k[5] == model})
+    crc = crc[0] if crc else None
+    base = None if tcp is None or crc is None else tcp + 2 * crc
+    out = ["", f"CPU model {model}: one vCPU, each instruction 8 ns of "
+           "guest time, both ends, TCP and the driver counted; the same on "
+           f"any host. Kernel crc32c {', '.join(drivers) or 'not measured'},"
+           f" one pass {fmt(per_octet(crc))} instructions per octet; iperf3 "
+           f"64 KiB {fmt(per_octet(tcp))} ({fmt(m('tcp', 'iperf3'))} MB/s)"]
+    bars = []
+    for crc_on, lim_base, what in (
+            (False, tcp, "at most 1.5x iperf3's"),
+            (True, base, "at most 1.5x iperf3's + two crc32c passes = "
+             f"{fmt(per_octet(base))}")):
+        out.append(f"  CRC {'on' if crc_on else 'off'}, 64 KiB, CQ events "
+                   f"(target: instructions per octet {what}):")
+        for t in ("ib_send_bw", "ib_read_bw"):
+            v = "events" if crc_on else "crc-off/markers-off/events"
+            k = ratio(c("iwtcp", t, v), lim_base)
+            out.append(f"    {t}: {fmt(per_octet(c('iwtcp', t, v)))} per "
+                       f"octet ({fmt(m('iwtcp', t, v))} MB/s), {fmt(k)}x "
+                       f"({verdict(k, 1.5, False)})")
+            bars.append((f"{model} {t} crc-{'on' if crc_on else 'off'} "
+                         "instructions", k, 1.5))
+    return out, bars
+
+
 def ratios(pts, cpu, user):
     """The targets' lines, and (label, ratio, limit) for the plot."""
     out = ["", "Ratios against the targets (medians; bandwidth: higher is "
            "better, CPU per GiB: lower is better)"]
     bars = []
     for model in sorted({k[5] for k in pts}):
+        if model.endswith("/icount"):
+            lines, b = icount_ratios(model, pts, cpu)
+            out += lines
+            bars += b
+            continue
         def m(sysname, test, size=65536, variant="default", qps=1):
             return med(pts.get((sysname, variant, test, size, qps, model),
                                []))
