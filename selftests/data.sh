@@ -167,7 +167,8 @@ dp() {
 	wait_listen
 	timeout $((300 * IWTCP_SLOW)) ip netns exec "$ns1" \
 		"$DP_TEST" client 192.0.2.2 "$port" "$1" >"$out/dp_c" 2>&1 ||
-		{ cat "$out/dp_c" >&2; return 1; }
+		{ cat "$out/dp_c" >&2; kill "$server_pid" 2>/dev/null
+		  server_done "$out/dp_s"; return 1; }
 	sed 's/^/# /' "$out/dp_c" >&2
 	server_done "$out/dp_s"
 	grep -q "dp_test server $1: ok" "$out/dp_s"

@@ -48,7 +48,7 @@
 #include "check.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-#define TIMEOUT_S 30
+#define TIMEOUT_S 30	/* each wait, times $IWTCP_SLOW (a debug kernel) */
 #define PAGE 4096
 #define BIG_LEN ((4u << 20) + 8192)	/* the registered data buffer */
 #define READ_BASE (2u << 20)		/* server region the Reads use */
@@ -108,6 +108,8 @@ static struct {
 	struct msg slot[2];	/* [0] receive, [1] send */
 	struct msg peer;	/* the server's OP_INFO */
 } t;
+
+static int timeout_s = TIMEOUT_S;
 
 static char reason[256];
 
@@ -220,10 +222,10 @@ static int get_addr(const char *host, const char *port,
 	return 0;
 }
 
-/* Wait up to 30 s for the next CM event, @want; its id or NULL. */
+/* Wait up to timeout_s for the next CM event, @want; its id or NULL. */
 static struct rdma_cm_id *cm_event(enum rdma_cm_event_type want)
 {
-	__u64 deadline = now_ms() + TIMEOUT_S * 1000;
+	__u64 deadline = now_ms() + timeout_s * 1000;
 	struct rdma_cm_event *ev;
 	struct rdma_cm_id *id;
 
@@ -325,7 +327,7 @@ static void teardown(void)
 /* Next completion of @cq, sleeping on the comp channel up to 30 s. */
 static int wait_wc(struct ibv_cq *cq, struct ibv_wc *wc)
 {
-	__u64 deadline = now_ms() + TIMEOUT_S * 1000;
+	__u64 deadline = now_ms() + timeout_s * 1000;
 	struct ibv_cq *ecq;
 	int armed = 0, n;
 	void *ectx;
@@ -344,7 +346,7 @@ static int wait_wc(struct ibv_cq *cq, struct ibv_wc *wc)
 			continue;
 		}
 		if (wait_fd(t.cch->fd, deadline) <= 0)
-			return fail("no completion within %d s", TIMEOUT_S);
+			return fail("no completion within %d s", timeout_s);
 		/* events of either CQ: ack them all, re-arm ours */
 		while (!ibv_get_cq_event(t.cch, &ecq, &ectx))
 			ibv_ack_cq_events(ecq, 1);
@@ -563,7 +565,7 @@ static int serve_loop(void)
 /* Print async events until a QP error one; @need: fail without one. */
 static int wait_async(int need)
 {
-	__u64 deadline = now_ms() + (need ? TIMEOUT_S * 1000 : 1000);
+	__u64 deadline = now_ms() + (need ? timeout_s * 1000 : 1000);
 	struct ibv_context *ctx = t.id->verbs;
 	struct ibv_async_event ev;
 	enum ibv_event_type type;
@@ -614,7 +616,7 @@ static int rcq_event(__u64 deadline)
 
 static int serve_solicited(void)
 {
-	__u64 deadline = now_ms() + TIMEOUT_S * 1000;
+	__u64 deadline = now_ms() + timeout_s * 1000;
 	struct ibv_wc wc;
 	int n = 0;
 
@@ -633,7 +635,7 @@ static int serve_solicited(void)
 			    ibv_wc_status_str(wc.status), wc.byte_len);
 	if (rcq_event(now_ms()))
 		return fail("a CQ event for a Send without Solicited Event");
-	if (!rcq_event(now_ms() + TIMEOUT_S * 1000))
+	if (!rcq_event(now_ms() + timeout_s * 1000))
 		return fail("no CQ event for the solicited Send");
 	n = ibv_poll_cq(t.rcq, 1, &wc);
 	if (n != 1 || wc.status != IBV_WC_SUCCESS || wc.byte_len != 17)
@@ -1186,8 +1188,11 @@ static int client(const char *host, const char *port)
 int main(int argc, char **argv)
 {
 	int srv = argc == 5 && !strcmp(argv[1], "server");
+	const char *slow = getenv("IWTCP_SLOW");
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (slow && atoi(slow) > 1)
+		timeout_s *= atoi(slow);
 	for (t.mode = 0; argc == 5 && t.mode < M_COUNT; t.mode++)
 		if (!strcmp(argv[4], mode_name[t.mode]))
 			break;

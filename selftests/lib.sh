@@ -352,8 +352,9 @@ hosts_no_refusals() {
 
 # IWTCP_SLOW: how many times slower than Debian's kernel under TCG the
 # guest's kernel is; the time limits of cases that wait on many
-# connections or move much data grow with it (make check-debug sets 4).
-IWTCP_SLOW=${IWTCP_SLOW:-1}
+# connections or move much data grow with it, and so do dp_test's waits
+# (make check-debug sets 4).
+export IWTCP_SLOW=${IWTCP_SLOW:-1}
 
 # ports_from BASE: next_port then sets $port to BASE+1, BASE+2, ... Cases
 # run in subshells, so the counter lives in a file of $out (the script's
