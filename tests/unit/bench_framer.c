@@ -10,9 +10,10 @@
  *	 TCP used to make is in this count)
  *   rx	 the same FPDUs decoded as qp_rx.c decodes them: begin (with the
  *	 header read), check, header, DDP and RDMAP checks, the payload
- *	 copied out in pieces cut at 4 KiB target pages, from a source cut
- *	 at 4 KiB (socket buffer fragments mapped a page at a time); the
- *	 copies are glibc's memcpy (about 220 of rx's instructions per FPDU)
+ *	 visited once and written into 4 KiB target pages at a cursor (as
+ *	 iwtcp_mem_place()), from a source cut at 4 KiB (socket buffer
+ *	 fragments mapped a page at a time); the copies are glibc's memcpy
+ *	 (about 220 of rx's instructions per FPDU)
  *   rx-nopeek	 as rx, the header read apart from ULPDU_Length (about
  *	 as before iwtcp_fpdu_rx_begin() brought it along)
  * argv[2] "markers" turns markers on. The CRC stays off: the shim's
@@ -119,6 +120,28 @@ static int src_visit(void *arg, u32 pos, u32 len, iwtcp_fpdu_visit_t fn,
 	return 0;
 }
 
+/* Placement's visitor: into @out at @to, split at 4 KiB target pages */
+struct place {
+	u64 to;
+};
+
+static int place_visit(void *ctx, const void *p, u32 len)
+{
+	struct place *pl = ctx;
+	const u8 *src = p;
+	u32 k;
+
+	while (len) {
+		k = PG - (u32)pl->to % PG;
+		k = len < k ? len : k;
+		memcpy(out + pl->to, src, k);
+		pl->to += k;
+		src += k;
+		len -= k;
+	}
+	return 0;
+}
+
 static u32 __attribute__((noipa)) rx_msg(struct iwtcp_fpdu_stream *st,
 					     u32 wlen, bool peek)
 {
@@ -130,7 +153,8 @@ static u32 __attribute__((noipa)) rx_msg(struct iwtcp_fpdu_stream *st,
 	struct iwtcp_term_cause cause;
 	struct iwtcp_ddp_hdr h;
 	struct iwtcp_fpdu_rx r;
-	u32 got = 0, c, n, k;
+	struct place pl;
+	u32 got = 0;
 	u8 hdr[70];
 
 	while (b.base < wlen) {
@@ -144,15 +168,11 @@ static u32 __attribute__((noipa)) rx_msg(struct iwtcp_fpdu_stream *st,
 		    iwtcp_ddp_parse(hdr, r.ulpdu_len, &h, &cause) < 0 ||
 		    iwtcp_rdmap_check(&h, &cause) < 0)
 			abort();
-		/* placement: a piece per target page */
-		c = 2 + h.hdr_len;
-		for (n = h.data_len; n; n -= k) {
-			k = min(n, PG - (u32)h.to % PG);
-			if (iwtcp_fpdu_rx_copy(&r, &s, c, out + h.to, k))
-				abort();
-			h.to += k;
-			c += k;
-		}
+		/* placement: one visit of the payload (qp_rx.c's rx_place()) */
+		pl.to = h.to;
+		if (iwtcp_fpdu_rx_visit(&r, &s, 2 + h.hdr_len, h.data_len,
+					place_visit, &pl))
+			abort();
 		got += h.data_len;
 		st->off += r.l.wire_len;
 		b.base += r.l.wire_len;

@@ -377,7 +377,27 @@ static void seg_two(struct seg_src *s, const u8 *wire, u32 cut, u32 w)
 	s->avail = w;
 }
 
-/* Decode as qp_rx.c does: begin, check, then the ULPDU copied out. */
+/* A visitor as placement's: copies each piece on, counts the octets. */
+struct place_ctx {
+	u8 *dst;
+	u32 octets;
+};
+
+static int place_visit(void *ctx, const void *p, u32 len)
+{
+	struct place_ctx *pc = ctx;
+
+	assert_true(len > 0);
+	memcpy(pc->dst, p, len);
+	pc->dst += len;
+	pc->octets += len;
+	return 0;
+}
+
+/*
+ * Decode as qp_rx.c does: begin, check, then the ULPDU visited whole
+ * (iwtcp_fpdu_rx_visit(), as placement does) and copied out in pieces.
+ */
 static int deframe(struct seg_src *s, struct iwtcp_fpdu_stream *st, u8 *out,
 		   u32 *ulen)
 {
@@ -389,6 +409,7 @@ static int deframe(struct seg_src *s, struct iwtcp_fpdu_stream *st, u8 *out,
 	/* qp_rx.c's RX_HDR_MAX: untagged DDP header and a Terminate's */
 	u8 hdr[sizeof(struct iwtcp_ddp_untagged_hdr) + IWTCP_TERM_HDR_MAX];
 	u32 c, n, hlen, hdr_off, want;
+	struct place_ctx pc;
 	int ret;
 
 	memset(hdr, 0xa5, sizeof(hdr));
@@ -412,7 +433,18 @@ static int deframe(struct seg_src *s, struct iwtcp_fpdu_stream *st, u8 *out,
 	if (r.ulpdu_len < sizeof(hdr))	/* within @hdr: fails cleanly */
 		assert_int_equal(iwtcp_fpdu_rx_hdr(&r, &src, hdr,
 						   r.ulpdu_len + 1), -EINVAL);
-	/* in pieces, as placement copies into pages */
+	/*
+	 * Placement's one visit of the whole ULPDU, or pieces copied out
+	 * (a Send's receive SGEs, a header past a marker).
+	 */
+	if (rnd() % 2) {
+		pc = (struct place_ctx){ .dst = out };
+		ret = iwtcp_fpdu_rx_visit(&r, &src, 2, r.ulpdu_len,
+					  place_visit, &pc);
+		if (ret)
+			return ret;
+		assert_int_equal(pc.octets, r.ulpdu_len);
+	}
 	for (c = 0; c < r.ulpdu_len; c += n) {
 		n = 1 + rnd() % 1500;
 		n = min(n, r.ulpdu_len - c);
@@ -422,6 +454,10 @@ static int deframe(struct seg_src *s, struct iwtcp_fpdu_stream *st, u8 *out,
 	}
 	assert_int_equal(iwtcp_fpdu_rx_copy(&r, &src, 2 + r.ulpdu_len, out, 1),
 			 -EINVAL);
+	pc = (struct place_ctx){ .dst = out };
+	assert_int_equal(iwtcp_fpdu_rx_visit(&r, &src, 1, r.ulpdu_len + 2,
+					     place_visit, &pc), -EINVAL);
+	assert_int_equal(pc.octets, 0);
 	assert_memory_equal(hdr, out, hlen);
 	*ulen = r.ulpdu_len;
 	st->off += r.l.wire_len;
@@ -504,6 +540,62 @@ static void test_rx_every_split(void **state)
 				wire[bit / 8] ^= 1 << (bit % 8);
 			}
 		}
+	}
+}
+
+/* A visitor that fails on its @fail_at-th call; counts the calls. */
+struct fail_ctx {
+	u32 calls;
+	u32 fail_at;
+};
+
+static int fail_visit(void *ctx, const void *p, u32 len)
+{
+	struct fail_ctx *fc = ctx;
+
+	(void)p;
+	(void)len;
+	return ++fc->calls == fc->fail_at ? -ENOTBLK : 0;
+}
+
+/*
+ * The visitor's error stops iwtcp_fpdu_rx_visit() and comes back from it
+ * (placement's -EFAULT): with markers, a payload the markers and the
+ * buffers cut into many pieces, failed at each piece in turn.
+ */
+static void test_rx_visit_error(void **state)
+{
+	static u8 ulpdu[4000], wire[4200];
+	struct iwtcp_fpdu_stream st = { .markers = true };
+	struct fail_ctx fc = { 0 };
+	struct iwtcp_fpdu_rx r;
+	struct seg_src s;
+	const struct iwtcp_fpdu_source src = {
+		.visit = seg_visit, .arg = &s,
+	};
+	struct iwtcp_fpdu_source avail;
+	u32 w, i, pieces;
+
+	(void)state;
+	for (i = 0; i < sizeof(ulpdu); i++)
+		ulpdu[i] = rnd();
+	w = ref_encode(0, true, false, ulpdu, sizeof(ulpdu), wire);
+	assert_true(w > 0 && w <= sizeof(wire));
+	seg_two(&s, wire, 1001, w);
+	avail = src;
+	avail.avail = w;
+	assert_int_equal(iwtcp_fpdu_rx_begin(&r, &st, &avail, NULL, 0), 0);
+	/* how many pieces a whole visit takes */
+	assert_int_equal(iwtcp_fpdu_rx_visit(&r, &avail, 2, sizeof(ulpdu),
+					     fail_visit, &fc), 0);
+	pieces = fc.calls;
+	assert_true(pieces >= 8);	/* 7 markers and a buffer edge */
+	for (i = 1; i <= pieces; i++) {
+		fc = (struct fail_ctx){ .fail_at = i };
+		assert_int_equal(iwtcp_fpdu_rx_visit(&r, &avail, 2,
+						     sizeof(ulpdu), fail_visit,
+						     &fc), -ENOTBLK);
+		assert_int_equal(fc.calls, i);	/* no call after the error */
 	}
 }
 
@@ -607,6 +699,7 @@ int main(void)
 		cmocka_unit_test(test_tx_bad_sink),
 		cmocka_unit_test(test_tx_crc_of_the_copy),
 		cmocka_unit_test(test_rx_every_split),
+		cmocka_unit_test(test_rx_visit_error),
 		cmocka_unit_test(test_rx_misaligned),
 		cmocka_unit_test(test_property_round_trip),
 	};

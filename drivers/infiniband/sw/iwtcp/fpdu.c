@@ -767,6 +767,47 @@ int iwtcp_fpdu_rx_check(const struct iwtcp_fpdu_rx *r,
 }
 
 /**
+ * iwtcp_fpdu_rx_visit() - visit FPDU content, markers removed (RFC 5044 4.3)
+ * @r: the FPDU, from iwtcp_fpdu_rx_begin()
+ * @src: the received octets, from the FPDU's first
+ * @c: first content octet: 0 is the first of ULPDU_Length, 2 the ULPDU's
+ * @len: octets to visit, within ULPDU_Length and the ULPDU
+ * @fn: called on the octets in order, a piece per run between markers
+ *	and per buffer of @src; a non-zero return stops the visit
+ * @ctx: first argument of @fn
+ *
+ * Placement hands the whole payload of a segment to one visitor that
+ * writes the target pages (RFC 5041 5: DDP places it at its tagged
+ * offset or MO): one visit of the source per segment, not one per
+ * target page.
+ *
+ * Context: Any context the source allows.
+ * Return: 0, -EINVAL if @c and @len reach beyond the ULPDU, the source's
+ * error or @fn's.
+ */
+int iwtcp_fpdu_rx_visit(const struct iwtcp_fpdu_rx *r,
+			const struct iwtcp_fpdu_source *src, u32 c, u32 len,
+			iwtcp_fpdu_visit_t fn, void *ctx)
+{
+	u32 end = sizeof(struct iwtcp_mpa_fpdu_hdr) + r->ulpdu_len;
+	u32 run, w, n;
+	int ret;
+
+	if (c > end || len > end - c)
+		return -EINVAL;
+	while (len) {
+		w = iwtcp_fpdu_wire_off(&r->l, c, &run);
+		n = min(len, run);
+		ret = src->visit(src->arg, w, n, fn, ctx);
+		if (ret)
+			return ret;
+		c += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/**
  * iwtcp_fpdu_rx_copy() - copy FPDU content out, markers removed (RFC 5044 4.3)
  * @r: the FPDU, from iwtcp_fpdu_rx_begin()
  * @src: the received octets, from the FPDU's first
@@ -782,23 +823,9 @@ int iwtcp_fpdu_rx_copy(const struct iwtcp_fpdu_rx *r,
 		       const struct iwtcp_fpdu_source *src, u32 c, void *dst,
 		       u32 len)
 {
-	u32 end = sizeof(struct iwtcp_mpa_fpdu_hdr) + r->ulpdu_len;
 	u8 *d = dst;
-	u32 run, w, n;
-	int ret;
 
-	if (c > end || len > end - c)
-		return -EINVAL;
-	while (len) {
-		w = iwtcp_fpdu_wire_off(&r->l, c, &run);
-		n = min(len, run);
-		ret = src->visit(src->arg, w, n, visit_copy, &d);
-		if (ret)
-			return ret;
-		c += n;
-		len -= n;
-	}
-	return 0;
+	return iwtcp_fpdu_rx_visit(r, src, c, len, visit_copy, &d);
 }
 
 /* A linear buffer as a source. */

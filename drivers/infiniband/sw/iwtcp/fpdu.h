@@ -151,6 +151,9 @@ int iwtcp_fpdu_rx_hdr(const struct iwtcp_fpdu_rx *r,
 int iwtcp_fpdu_rx_check(const struct iwtcp_fpdu_rx *r,
 			const struct iwtcp_fpdu_stream *st,
 			const struct iwtcp_fpdu_source *src);
+int iwtcp_fpdu_rx_visit(const struct iwtcp_fpdu_rx *r,
+			const struct iwtcp_fpdu_source *src, u32 c, u32 len,
+			iwtcp_fpdu_visit_t fn, void *ctx);
 int iwtcp_fpdu_rx_copy(const struct iwtcp_fpdu_rx *r,
 		       const struct iwtcp_fpdu_source *src, u32 c, void *dst,
 		       u32 len);

@@ -20,6 +20,7 @@
  * one tcp_read_sock() call (struct iwtcp_mem_cache), or one inbound RDMA
  * Read until its response is sent.
  */
+#include <linux/highmem.h>
 #include <linux/random.h>
 #include <linux/slab.h>
 #include <rdma/ib_umem.h>
@@ -522,6 +523,50 @@ int iwtcp_mem_walk(struct iwtcp_mr *mr, u64 addr, u32 len,
 		if (rv)
 			return rv;
 		addr += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/**
+ * iwtcp_mem_place() - copy received octets to where a cursor points in an MR
+ * @ctx: a struct iwtcp_mem_cursor, advanced past the octets
+ * @p: the octets, mapped for the CPU
+ * @len: how many
+ *
+ * The visitor (iwtcp_fpdu_visit_t) that placement hands a segment's
+ * payload to (RFC 5041 5), in the pieces the socket buffers and the
+ * markers cut it into: each piece is copied into the pages behind the
+ * MR's range, a target page looked up only when the cursor enters it.
+ *
+ * Context: any context; does not sleep.
+ * Return: 0, or -EFAULT beyond the checked range or the MR's pages.
+ */
+int iwtcp_mem_place(void *ctx, const void *p, u32 len)
+{
+	struct iwtcp_mem_cursor *c = ctx;
+	const u8 *src = p;
+	u32 n;
+	void *va;
+
+	/* the framer hands over no more than the range it was given */
+	if (WARN_ON_ONCE(len > c->left))
+		return -EFAULT;
+	while (len) {
+		if (!c->room) {
+			c->page = mem_page(c->mr, c->addr, &c->off, &c->room);
+			if (!c->page)
+				return -EFAULT;
+		}
+		n = min(len, c->room);
+		va = kmap_local_page(c->page);
+		memcpy(va + c->off, src, n);
+		kunmap_local(va);
+		c->addr += n;
+		c->off += n;
+		c->room -= n;
+		c->left -= n;
+		src += n;
 		len -= n;
 	}
 	return 0;

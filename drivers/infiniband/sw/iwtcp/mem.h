@@ -38,6 +38,28 @@ int iwtcp_mem_check(struct iwtcp_mr *mr, u32 stag, struct ib_pd *pd,
 		    int access, u64 addr, u64 len);
 int iwtcp_mem_walk(struct iwtcp_mr *mr, u64 addr, u32 len,
 		   iwtcp_mem_fn fn, void *arg);
+
+/**
+ * struct iwtcp_mem_cursor - where the next received octet goes in an MR
+ * @mr: the MR, its range checked with iwtcp_mem_check()
+ * @addr: the next octet's address (tagged offset or local address)
+ * @left: octets of the checked range not yet written
+ * @page: the page @addr is in, while @room
+ * @off: @addr's offset in @page
+ * @room: octets from @addr to @page's end; 0: look @page up
+ *
+ * Set @mr, @addr and @left; the rest starts at 0.
+ */
+struct iwtcp_mem_cursor {
+	struct iwtcp_mr *mr;
+	u64 addr;
+	u32 left;
+	struct page *page;
+	u32 off;
+	u32 room;
+};
+
+int iwtcp_mem_place(void *ctx, const void *p, u32 len);
 int iwtcp_mem_fast_reg(struct ib_pd *pd, struct ib_mr *base_mr, u32 key,
 		       int access);
 int iwtcp_mem_invalidate(struct iwtcp_device *dev, struct ib_pd *pd,

@@ -37,8 +37,11 @@
  * FPDU is placed, and placement is the one copy. A target STag is looked
  * up once per tcp_read_sock() call (iwtcp_mem_cached()) and checked for
  * each FPDU. fpdu.c's receive framer (iwtcp_fpdu_rx_begin(), _check(),
- * _hdr(), _copy()), the code the host unit tests run, does all of this
- * over the socket buffers through rx_visit(). The CRC pass and the copy
+ * _hdr(), _visit()), the code the host unit tests run, does all of this
+ * over the socket buffers through rx_visit(); placement visits a
+ * segment's payload once (once per SGE of a Send's receive) with
+ * iwtcp_mem_place(), which copies it on into the target's pages. The
+ * CRC pass and the copy
  * read the same FPDU back to back, so the copy finds its octets in the
  * cache; a single pass would place octets before their CRC is known,
  * which RFC 5044 6 forbids ("MUST first verify the FPDU before passing
@@ -315,13 +318,16 @@ static int rx_visit(void *arg, u32 pos, u32 len, iwtcp_fpdu_visit_t fn,
 /* ------------------------------------------------------------------ */
 /* Placement                                                           */
 
-static int rx_place_page(void *arg, struct page *page, u32 off, u32 len)
+/*
+ * Copy @len payload octets, from FPDU content octet f->content on, to
+ * @addr of @mr (range checked): one visit of the socket buffers.
+ */
+static int rx_place(struct rx_fpdu *f, struct iwtcp_mr *mr, u64 addr, u32 len)
 {
-	struct rx_fpdu *f = arg;
-	void *va = kmap_local_page(page);
-	int rv = iwtcp_fpdu_rx_copy(&f->r, &f->src, f->content, va + off, len);
+	struct iwtcp_mem_cursor c = { .mr = mr, .addr = addr, .left = len };
+	int rv = iwtcp_fpdu_rx_visit(&f->r, &f->src, f->content, len,
+				     iwtcp_mem_place, &c);
 
-	kunmap_local(va);
 	f->content += len;
 	return rv;
 }
@@ -399,7 +405,7 @@ static int rx_place_tagged(struct rx_fpdu *f, u32 stag, u64 to, int access,
 	if (rv)
 		return rx_prot_error(cause, rv, false);
 	rx_payload_start(f);
-	if (iwtcp_mem_walk(mr, to, f->h.data_len, rx_place_page, f))
+	if (rx_place(f, mr, to, f->h.data_len))
 		return iwtcp_term_set(cause, IWTCP_TERM_LAYER_RDMAP,
 				      IWTCP_TERM_RDMAP_CATASTROPHIC, 0);
 	return 0;
@@ -634,8 +640,7 @@ static int rx_place_send(struct rx_fpdu *f, struct iwtcp_term_cause *cause)
 		rv = iwtcp_mem_check(mr, sge->lkey, qp->base_qp.pd,
 				     IB_ACCESS_LOCAL_WRITE, sge->laddr + skip, n);
 		if (!rv)
-			rv = iwtcp_mem_walk(mr, sge->laddr + skip, n,
-					    rx_place_page, f);
+			rv = rx_place(f, mr, sge->laddr + skip, n);
 		len -= n;
 		skip = 0;
 	}
