@@ -50,6 +50,9 @@ case $subset in
 all | crc | icount | nfs) ;;
 *) echo "bench_guest: BENCH_SUBSET must be all, crc, icount or nfs" >&2; exit 2 ;;
 esac
+# crc and icount: the short subsets, 64 KiB with events and the crc32c pass
+short=0
+[[ $subset == crc || $subset == icount ]] && short=1
 
 if ((quick)); then
 	bw_sizes=(64 4096 65536 1048576)
@@ -223,7 +226,7 @@ iwtcp_variants() {
 	local v crc markers large t vs=("on required 0" "off off 0"
 		"off required 0" "on off 1" "off off 1")
 
-	[[ $subset == crc || $subset == icount ]] && vs=("on off 0" "off off 0")
+	((short)) && vs=("on off 0" "off off 0")
 	for v in "${vs[@]}"; do
 		read -r crc markers large <<<"$v"
 		set_both mpa_crc "$crc"
@@ -342,7 +345,7 @@ test_cleanup() {
 tcp_suite() {
 	local s b0 b1 u0 u1 bps octets mbs gib us out sizes=("${bw_sizes[@]}")
 
-	[[ $subset == crc || $subset == icount ]] && sizes=(65536)
+	((short)) && sizes=(65536)
 	for s in "${sizes[@]}"; do
 		next_port
 		timeout 60 ip netns exec "$ns2" iperf3 -s -1 -p "$port" >/dev/null 2>&1 &
@@ -360,7 +363,7 @@ tcp_suite() {
 		row iperf3 "$s" 1 "$mbs" MB/s "$(per_gib $((b1 - b0)) "$gib")" \
 			"$(per_gib $((u1 - u0)) "$gib")"
 	done
-	[[ $subset == crc || $subset == icount ]] && return 0
+	((short)) && return 0
 	next_port
 	ip netns exec "$ns2" qperf -lp "$port" >/dev/null 2>&1 &
 	local srv=$!
@@ -388,7 +391,7 @@ iwtcp | siw)
 	if [[ $sys == iwtcp ]]; then
 		[[ $subset == nfs ]] || iwtcp_variants
 		[[ $subset == nfs ]] || crc_pass
-		[[ $subset == crc || $subset == icount ]] || nfs_points
+		((short)) || nfs_points
 	fi
 	;;
 tcp)
