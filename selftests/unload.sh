@@ -32,7 +32,8 @@ unload() {
 # "iwtcp DEV: QP 3 created" must pair with "iwtcp DEV: QP 3 destroyed".
 # A guest whose suites made no QP, CQ, MR or endpoint (make check-debug
 # with DEBUG_SUITES=settings, say) has nothing to pair: skipped, not
-# passed; the device lines show that the logging was on.
+# passed, if a device's "device freed" (a debug line too) shows that the
+# logging was on; with no debug line at all, the logging is broken: fail.
 created_equals_destroyed() {
 	local log created destroyed
 
@@ -43,6 +44,8 @@ created_equals_destroyed() {
 	destroyed=$(grep -oE '(QP|CQ|MR|CEP) [0-9a-fx]+ destroyed' <<<"$log" |
 		    sed 's/ destroyed//' | sort || true)
 	if [[ -z $created ]]; then
+		grep -q ': device freed$' <<<"$log" ||
+			{ echo "# no iwtcp debug line: logging off" >&2; exit 1; }
 		echo "# no object was created in this guest" >&2
 		exit "$KSFT_SKIP"
 	fi
