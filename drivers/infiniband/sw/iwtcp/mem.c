@@ -532,7 +532,7 @@ int iwtcp_mem_walk(struct iwtcp_mr *mr, u64 addr, u32 len,
  * iwtcp_mem_place() - copy received octets to where a cursor points in an MR
  * @ctx: a struct iwtcp_mem_cursor, advanced past the octets
  * @p: the octets, mapped for the CPU
- * @len: how many
+ * @len: octets at @p
  *
  * The visitor (iwtcp_fpdu_visit_t) that placement hands a segment's
  * payload to (RFC 5041 5), in the pieces the socket buffers and the
