@@ -16,8 +16,11 @@
  *	 (about 220 of rx's instructions per FPDU)
  *   rx-nopeek	 as rx, the header read apart from ULPDU_Length (about
  *	 as before iwtcp_fpdu_rx_begin() brought it along)
- * argv[2] "markers" turns markers on. The CRC stays off: the shim's
- * CRC32c is a byte-wise table, not the kernel's. A user-space build: no
+ * argv[2] "markers" turns markers on, argv[3] "crc" the CRC. The CRC's
+ * instructions mean nothing here (the shim's CRC32c is a byte-wise
+ * table, not the kernel's): what counts with it on is how often the
+ * framers call it per FPDU, each call having a fixed cost in the kernel
+ * (libcrc32c). A user-space build: no
  * retpolines, return thunks or ftrace entries as in the kernel, and the
  * counts hold for one compiler and C library: compare trees on one host.
  */
@@ -183,22 +186,28 @@ static u32 __attribute__((noipa)) rx_msg(struct iwtcp_fpdu_stream *st,
 int main(int argc, char **argv)
 {
 	bool markers = argc > 2 && !strcmp(argv[2], "markers");
-	struct iwtcp_fpdu_stream tx = { .markers = markers };
+	bool crc = argc > 3 && !strcmp(argv[3], "crc");
+	struct iwtcp_fpdu_stream tx = { .markers = markers, .crc = crc };
 	struct iwtcp_fpdu_stream rx = tx;
 	const char *phase = argc > 1 ? argv[1] : "";
-	u32 i, w;
+	u32 i, w, c0, tx_calls = 0, rx_calls = 0;
 
 	for (i = 0; i < MSG; i++)
 		payload[i] = i * 7 + 1;
 	for (i = 0; i < MSGS; i++) {
 		wpos = 0;
+		c0 = shim_crc_calls;
 		w = tx_msg(&tx, 0x100 + i);
+		tx_calls += shim_crc_calls - c0;
+		c0 = shim_crc_calls;
 		if (!strcmp(phase, "rx") || !strcmp(phase, "rx-nopeek")) {
 			if (rx_msg(&rx, w, !strcmp(phase, "rx")) != MSG ||
 			    memcmp(out, payload, MSG))
 				abort();
 		}
+		rx_calls += shim_crc_calls - c0;
 	}
-	printf("fpdus %u messages %u\n", nfpdu, MSGS);
+	printf("fpdus %u messages %u crc_calls %u\n", nfpdu, MSGS,
+	       strcmp(phase, "tx") ? rx_calls : tx_calls);
 	return 0;
 }

@@ -331,6 +331,44 @@ static void test_tx_crc_of_the_copy(void **state)
 	r.scribble = NULL;
 }
 
+/*
+ * The CRC runs once per room the sink gives (each call has a fixed cost
+ * in the kernel), not once per piece: with the FPDU in one room, one call
+ * however many pieces, markers and PAD it has; in several, at most one a
+ * room; none with the CRC off.
+ */
+static void test_tx_crc_once_per_room(void **state)
+{
+	static struct rec_sink r = { .fail_at = -1 };
+	static u8 ulpdu[9000];
+	struct iwtcp_fpdu_stream st;
+	u32 phase, mode, ulen, calls;
+	int ret;
+
+	(void)state;
+	for (phase = 0; phase < 512; phase += 12) {
+		for (mode = 0; mode < 8; mode++) {
+			st = (struct iwtcp_fpdu_stream){
+				.off = phase, .markers = mode & 1,
+				.crc = !(mode & 2),
+			};
+			r.whole = mode & 4;
+			ulen = 18 + rnd() % (sizeof(ulpdu) - 18);
+			calls = shim_crc_calls;
+			ret = frame_pieces(&r, &st, ulpdu, ulen, 18);
+			assert_true(ret > 0);
+			calls = shim_crc_calls - calls;
+			if (!st.crc)
+				assert_int_equal(calls, 0);
+			else if (r.whole)
+				assert_int_equal(calls, 1);
+			else
+				assert_in_range(calls, 1, r.calls);
+		}
+	}
+	r.whole = false;
+}
+
 /* Received octets split over socket-buffer-like segments. */
 struct seg_src {
 	const u8 *wire;
@@ -698,6 +736,7 @@ int main(void)
 		cmocka_unit_test(test_tx_one_reserve),
 		cmocka_unit_test(test_tx_bad_sink),
 		cmocka_unit_test(test_tx_crc_of_the_copy),
+		cmocka_unit_test(test_tx_crc_once_per_room),
 		cmocka_unit_test(test_rx_every_split),
 		cmocka_unit_test(test_rx_visit_error),
 		cmocka_unit_test(test_rx_misaligned),

@@ -291,8 +291,21 @@ static int stream_layout(const struct iwtcp_fpdu_stream *st, u32 fpdu_len,
  * One pass over every octet: each is copied into the sink's room and the
  * CRC runs over that copy while it is still in the cache. So the CRC
  * always matches the octets that go out, even if the source changes
- * meanwhile (an application writing into a buffer it is sending).
+ * meanwhile (an application writing into a buffer it is sending). The
+ * CRC runs once per room the sink gave (usually one per FPDU), when that
+ * room is full or the CRC field is due, not per piece: each CRC call has
+ * a fixed cost that the pieces (length, header, each page of payload,
+ * PAD, markers) would each pay.
  */
+
+/* RFC 5044 4.4: the CRC over what was written to the room since last time */
+static __always_inline void tx_crc_flush(struct iwtcp_fpdu_tx *t)
+{
+	if (t->crc_on && t->dst != t->crc_from)
+		t->crc = iwtcp_fpdu_crc_update(t->crc, t->crc_from,
+					       t->dst - t->crc_from);
+	t->crc_from = t->dst;
+}
 
 /* Wire octets from where the FPDU stands to its next marker. */
 static __always_inline u32 tx_to_marker(const struct iwtcp_fpdu_tx *t)
@@ -318,18 +331,20 @@ static int tx_put_refill(struct iwtcp_fpdu_tx *t, const u8 *src, u32 n,
 		return -EPROTO;
 	while (n) {
 		if (!t->room) {
+			/* the CRC field itself: the CRC is final, not in it */
+			if (crc)
+				tx_crc_flush(t);
 			ret = s->reserve(s->arg, left, &dst);
 			if (ret < 0)
 				return ret;
 			if (!ret || (u32)ret > left)
 				return -EPROTO;
 			t->dst = dst;
+			t->crc_from = dst;
 			t->room = ret;
 		}
 		k = min(n, t->room);
 		memcpy(t->dst, src, k);
-		if (crc && t->crc_on)
-			t->crc = iwtcp_fpdu_crc_update(t->crc, t->dst, k);
 		t->dst += k;
 		t->room -= k;
 		t->wpos += k;
@@ -341,9 +356,10 @@ static int tx_put_refill(struct iwtcp_fpdu_tx *t, const u8 *src, u32 n,
 }
 
 /*
- * Copy @n wire octets into the sink; the CRC (RFC 5044 4.4) if @crc.
- * Inline for the common case, room left from the FPDU's first call (the
- * room never exceeds what is left of the FPDU).
+ * Copy @n wire octets into the sink; they count in the CRC (RFC 5044 4.4)
+ * if @crc (all but the CRC field). Inline for the common case, room left
+ * from the FPDU's first call (the room never exceeds what is left of the
+ * FPDU).
  */
 static __always_inline int tx_put(struct iwtcp_fpdu_tx *t, const void *p,
 				  u32 n, bool crc,
@@ -354,8 +370,6 @@ static __always_inline int tx_put(struct iwtcp_fpdu_tx *t, const void *p,
 	if (n > t->room)
 		return tx_put_refill(t, p, n, crc, s);
 	memcpy(dst, p, n);
-	if (crc && t->crc_on)
-		t->crc = iwtcp_fpdu_crc_update(t->crc, dst, n);
 	t->dst = dst + n;
 	t->room -= n;
 	t->wpos += n;
@@ -498,6 +512,7 @@ int iwtcp_fpdu_tx_end(struct iwtcp_fpdu_tx *t, struct iwtcp_fpdu_stream *st,
 		ret = tx_marker(t, s);
 	if (ret)
 		return ret;
+	tx_crc_flush(t);
 	tr.crc = t->crc_on ? iwtcp_fpdu_crc_final(t->crc) : 0;
 	ret = tx_put(t, &tr, sizeof(tr), false, s);
 	if (ret)

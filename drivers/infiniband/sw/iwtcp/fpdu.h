@@ -66,9 +66,10 @@ struct iwtcp_fpdu_sink {
  * @content: FPDU content octets framed so far (ULPDU_Length counts)
  * @wpos: wire octets written to the sink so far, markers included
  * @mk: markers written to the sink so far
- * @crc: CRC register over the wire octets so far
+ * @crc: CRC register over the wire octets before @crc_from
  * @crc_on: the CRC is computed (RFC 5044 4.4), else the field is 0
  * @dst: where the next wire octet goes, in room the sink gave
+ * @crc_from: the first octet of that room not yet in @crc
  * @room: octets of that room not yet written
  */
 struct iwtcp_fpdu_tx {
@@ -80,6 +81,7 @@ struct iwtcp_fpdu_tx {
 	u32 crc;
 	bool crc_on;
 	u8 *dst;
+	u8 *crc_from;
 	u32 room;
 };
 
