@@ -439,6 +439,13 @@ _kill_ns_pids() {
 	return 0
 }
 
+# The "crc32c" driver of highest priority the crypto API has registered.
+crc32c_best() {
+	awk -F': *' '/^name/ {n = $2} /^driver/ {d = $2}
+		/^priority/ && n == "crc32c" && $2 + 0 > best {best = $2 + 0; pick = d}
+		END {print pick}' /proc/crypto
+}
+
 # crc32c_pass: print "DRIVER SECONDS": the crc32c driver the kernel's
 # crypto API serves (the highest-priority "crc32c" in /proc/crypto, the
 # one the kernel's crc32c library uses: crc32c-intel where the CPU has
@@ -449,9 +456,7 @@ crc32c_pass() {
 
 	modprobe -q crc32c_intel 2>/dev/null || true
 	modprobe -q crc32c_generic 2>/dev/null || true
-	drv=$(awk -F': *' '/^name/ {n = $2} /^driver/ {d = $2}
-		/^priority/ && n == "crc32c" && $2 + 0 > best {best = $2 + 0; pick = d}
-		END {print pick}' /proc/crypto)
+	drv=$(crc32c_best)
 	python3 -c '
 import os, socket, sys, time
 alg = socket.socket(socket.AF_ALG, socket.SOCK_SEQPACKET, 0)

@@ -34,6 +34,20 @@ autoload() {
 	_add_rdma_link "$ns2" iwtcp_b veth_b
 }
 
+# The module's load line names the CRC32c driver it took (crc.c): the
+# best registered, crc32c-intel on a CPU with SSE 4.2 (modprobe loaded
+# crc32c's drivers first: the module's softdep).
+crc_driver() {
+	local line
+
+	line=$(dmesg | grep -o 'iwtcp: loaded, CRC32c by .*' | tail -n 1) || true
+	echo "# ${line:-no load line}"
+	[[ -n $line && ${line##* by } == "$(crc32c_best)" ]]
+	if grep -qw sse4_2 /proc/cpuinfo; then
+		[[ ${line##* by } == crc32c-intel ]]
+	fi
+}
+
 # Outputs are captured first: with pipefail, `cmd | grep -q` fails when
 # grep exits early and cmd dies of SIGPIPE.
 listed_as_iwarp() {
@@ -153,9 +167,10 @@ unit_commands() {
 	ip1 link del "$dev"
 }
 
-ktap_plan 10
+ktap_plan 11
 setup_two_hosts
 ktap_run "rdma link add autoloads iwtcp" autoload
+ktap_run "the module's CRC32c is the best driver there is" crc_driver
 ktap_run "ibv_devices/ibv_devinfo show iWARP RNIC devices" listed_as_iwarp
 ktap_run "GID carries the netdev MAC" gid_from_mac
 ktap_run "port state follows netdev up/down/carrier" port_follows_netdev

@@ -12,7 +12,6 @@
  * is always the last 4 octets of an FPDU on the wire.
  */
 #include <linux/bitfield.h>
-#include <linux/crc32c.h>
 #include <linux/errno.h>
 #include <linux/limits.h>
 #include <linux/math.h>
@@ -20,6 +19,7 @@
 #include <linux/string.h>
 #include <asm/byteorder.h>
 
+#include "crc.h"
 #include "fpdu.h"
 
 /* content octets of the FPDU around its ULPDU: header and CRC */
@@ -217,7 +217,7 @@ int iwtcp_fpdu_markers(u32 stream_off, u32 fpdu_len,
  */
 u32 iwtcp_fpdu_crc_update(u32 crc, const void *p, unsigned int len)
 {
-	return crc32c(crc, p, len);
+	return iwtcp_crc32c(crc, p, len);
 }
 
 /**

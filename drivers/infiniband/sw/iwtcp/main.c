@@ -26,6 +26,7 @@
 #include "iwtcp.h"
 #include "cm.h"
 #include "cq.h"
+#include "crc.h"
 #include "mem.h"
 #include "qp.h"
 #include "qp_dp.h"
@@ -400,9 +401,12 @@ static int __init iwtcp_init(void)
 {
 	int rv;
 
-	rv = iwtcp_qp_tx_wq_init();
+	rv = iwtcp_crc_init();
 	if (rv)
 		return rv;
+	rv = iwtcp_qp_tx_wq_init();
+	if (rv)
+		goto err_crc_exit;
 	rv = iwtcp_qp_rx_wq_init();
 	if (rv)
 		goto err_tx_exit;
@@ -416,7 +420,7 @@ static int __init iwtcp_init(void)
 	if (rv)
 		goto err_unregister_client;
 	rdma_link_register(&iwtcp_link_ops);
-	pr_info("loaded\n");
+	pr_info("loaded, CRC32c by %s\n", iwtcp_crc_driver());
 	return 0;
 
 err_unregister_client:
@@ -427,6 +431,8 @@ err_rx_exit:
 	iwtcp_qp_rx_wq_exit();
 err_tx_exit:
 	iwtcp_qp_tx_wq_exit();
+err_crc_exit:
+	iwtcp_crc_exit();
 	return rv;
 }
 
@@ -465,6 +471,7 @@ static void __exit iwtcp_exit(void)
 	iwtcp_cm_exit();
 	iwtcp_qp_rx_wq_exit();
 	iwtcp_qp_tx_wq_exit();
+	iwtcp_crc_exit();
 	pr_info("unloaded\n");
 }
 
