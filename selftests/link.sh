@@ -35,8 +35,8 @@ autoload() {
 }
 
 # The module's load line names the CRC32c driver it took (crc.c): the
-# best registered, crc32c-intel on a CPU with SSE 4.2 (modprobe loaded
-# crc32c's drivers first: the module's softdep).
+# best registered, crc32c-intel on a CPU with SSE 4.2 (with none
+# registered, the crypto API loaded all of crc32c's drivers).
 crc_driver() {
 	local line
 

@@ -59,7 +59,9 @@ u32 iwtcp_crc32c(u32 crc, const void *p, unsigned int len)
  * iwtcp_crc_init() - take a handle on the kernel's "crc32c" algorithm
  *
  * The driver of the highest priority registered now, as libcrc32c takes
- * it (the module's softdep loads crc32c's drivers first).
+ * it; with none registered, the crypto API loads "crypto-crc32c", all
+ * of crc32c's drivers. No softdep: modprobe -r would then try to remove
+ * the driver too and fail while anything else uses it (ext4, siw).
  *
  * Context: process context (module load); may load a module.
  * Return: 0, or the crypto API's errno; -EINVAL if the driver's
@@ -103,5 +105,3 @@ const char *iwtcp_crc_driver(void)
 {
 	return crypto_shash_driver_name(crc_tfm);
 }
-
-MODULE_SOFTDEP("pre: crc32c");
