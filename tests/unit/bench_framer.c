@@ -20,7 +20,7 @@
  * instructions mean nothing here (the shim's CRC32c is a byte-wise
  * table, not the kernel's): what counts with it on is how often the
  * framers call it per FPDU, each call having a fixed cost in the kernel
- * (libcrc32c). A user-space build: no
+ * (crc.c). A user-space build: no
  * retpolines, return thunks or ftrace entries as in the kernel, and the
  * counts hold for one compiler and C library: compare trees on one host.
  */
