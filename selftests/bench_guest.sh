@@ -18,8 +18,10 @@
 # and one kernel crc32c pass (tcp), iwtcp at 64 KiB with CRC on and off.
 # BENCH_SUBSET=icount, for a guest of one vCPU under tcg-icount (tools/bench):
 # iperf3 and the crc32c pass (tcp), iwtcp's Send and Read with CQ events
-# at 64 KiB, CRC off and on; no busy-polled point (on one vCPU perftest's
-# spin would take the CPU from the driver it waits for).
+# at 64 KiB, CRC off and on, with RFC-sized and with large FPDUs; no
+# busy-polled point (on one vCPU perftest's spin would take the CPU from
+# the driver it waits for). iwtcp's points with CQ events also give the
+# mean wire octets of their FPDUs (test TEST_fpdu, unit octets).
 # Every iwtcp and tcp boot measures one crc32c pass over the kernel's
 # crypto API (test crc32c_pass, variant: the driver that served it).
 # iwtcp boots also run NFS over iwtcp and over TCP with fio (nfs_suite;
@@ -121,7 +123,7 @@ listening() {
 # busy time, perftest's or iperf3's) weighs alike on both; the 16 MiB of
 # the 1 MiB points carry it far more.
 bw() {
-	local t=$1 size=$2 qps=$3 b0 b1 u0 u1 out mib mbs gib mode n=0
+	local t=$1 size=$2 qps=$3 b0 b1 u0 u1 out mib mbs gib mode n=0 f0=
 	local variant=$variant
 
 	if [[ ${4:-} == events ]]; then
@@ -139,6 +141,7 @@ bw() {
 		-q "$qps" "${mode[@]}" >/dev/null 2>&1 &
 	local srv=$!
 	wait_for 20 listening
+	[[ ${4:-} == events && $sys == iwtcp ]] && f0=$(rx_fpdus)
 	b0=$(busy)
 	u0=$(usr)
 	out=$(timeout 120 ip netns exec "$ns1" "$t" -R -p "$port" -s "$size" \
@@ -146,6 +149,7 @@ bw() {
 	b1=$(busy)
 	u1=$(usr)
 	wait "$srv" || true
+	[[ ${4:-} == events && $sys == iwtcp ]] && fpdu_row "$t" "$size" "$f0"
 	mib=$(result_col 4 <<<"$out")
 	[[ -n $mib ]] || { no_result "$t" "$size" "$out"; return 0; }
 	mbs=$(awk -v m="$mib" 'BEGIN{printf "%.2f", m * 2^20 / 1e6}')
@@ -156,6 +160,32 @@ bw() {
 	fi
 	row "$t" "$size" "$qps" "$mbs" MB/s "$(per_gib $((b1 - b0)) "$gib")" \
 		"$(per_gib $((u1 - u0)) "$gib")"
+}
+
+# rx_fpdus: "FPDUS OCTETS" both iwtcp devices received so far (their
+# rx_fpdus and rx_fpdu_octets counters, wire octets).
+rx_fpdus() {
+	local d c f=0 o=0
+
+	for d in iwtcp_a iwtcp_b; do
+		c=/sys/class/infiniband/$d/ports/1/hw_counters
+		f=$((f + $(<"$c/rx_fpdus")))
+		o=$((o + $(<"$c/rx_fpdu_octets")))
+	done
+	echo "$f $o"
+}
+
+# fpdu_row TEST SIZE "FPDUS OCTETS": the mean wire octets of the FPDUs a
+# point carried (its messages, and a Read's Requests), test TEST_fpdu:
+# tools/bench_report.py splits iwtcp's instructions per octet into a
+# part per octet and a part per FPDU with it.
+fpdu_row() {
+	local f0 o0 f1 o1
+
+	read -r f0 o0 <<<"$3"
+	read -r f1 o1 < <(rx_fpdus)
+	((f1 > f0)) || return 0
+	row "${1}_fpdu" "$2" 1 "$(((o1 - o0) / (f1 - f0)))" octets ""
 }
 
 # lat TEST SIZE [events]: one perftest latency point, typical latency in
@@ -226,7 +256,10 @@ iwtcp_variants() {
 	local v crc markers large t vs=("on required 0" "off off 0"
 		"off required 0" "on off 1" "off off 1")
 
-	((short)) && vs=("on off 0" "off off 0")
+	# icount: large FPDUs too, for the split per octet and per FPDU
+	[[ $subset == crc ]] && vs=("on off 0" "off off 0")
+	[[ $subset == icount ]] && vs=("on off 0" "off off 0" "on off 1"
+		"off off 1")
 	for v in "${vs[@]}"; do
 		read -r crc markers large <<<"$v"
 		set_both mpa_crc "$crc"

@@ -12,7 +12,8 @@ CPU model: CRC off against iperf3, CRC on against iperf3 plus two kernel
 crc32c passes, NFS over iwtcp against NFS over TCP, iwtcp against siw at
 every size, and the spread over repetitions; for a CPU model named
 MODEL/icount (a one-vCPU tcg-icount guest) the CPU targets in
-instructions per octet.
+instructions per octet, and iwtcp's split into a part per octet and a
+part per FPDU.
 """
 import csv
 import os
@@ -125,7 +126,37 @@ def icount_ratios(model, pts, cpu):
                        f"({verdict(k, 1.5, False)})")
             bars.append((f"{model} {t} crc-{'on' if crc_on else 'off'} "
                          "instructions", k, 1.5))
+            out += fpdu_split(c, m, t, v, per_octet(lim_base))
     return out, bars
+
+
+def fpdu_split(c, m, t, v, limit):
+    """iwtcp's instructions per octet as a part per octet and a part per
+    FPDU, from its points with RFC-sized and with large FPDUs (variant
+    .../large: the same messages in fewer FPDUs) and the mean FPDU size
+    of each (test TEST_fpdu): y = a + b / S through both points. The
+    part per octet holds all that does not grow with the FPDU count
+    (copies, TCP, completions, perftest); b is what one FPDU costs, both
+    ends. Empty without both points."""
+    large = v.replace("markers-off/", "markers-off/large/") \
+        if v.startswith("crc-") else "crc-on/markers-off/large/events"
+    y1, y2 = per_octet(c("iwtcp", t, v)), per_octet(c("iwtcp", t, large))
+    s1, s2 = m("iwtcp", t + "_fpdu", v), m("iwtcp", t + "_fpdu", large)
+    if None in (y1, y2, s1, s2) or s1 == s2:
+        return []
+    b = (y1 - y2) / (1 / s1 - 1 / s2)
+    a = y1 - b / s1
+    line = (f"      split: {fmt(a)} per octet + {fmt(b, 0)} per FPDU "
+            f"(FPDUs of {fmt(s1, 0)} octets; {fmt(y2)} per octet with large "
+            f"ones of {fmt(s2, 0)})")
+    if limit is None:
+        return [line]
+    room = (1.5 * limit - a) * s1
+    need = (f"1.5x needs at most {fmt(room, 0)} per FPDU" if room > 0 else
+            "no cost per FPDU meets 1.5x: the part per octet alone is "
+            f"{fmt(a / limit)}x")
+    return [line, f"      part per octet {fmt(a / limit)}x the target's "
+            f"base; {need}"]
 
 
 def ratios(pts, cpu, user):

@@ -1,0 +1,76 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Host test of tools/bench_report.py's split of iwtcp's instructions per
+octet into a part per octet and a part per FPDU (icount column).
+
+  python3 tests/tools/test_bench_report.py
+"""
+import importlib.util
+import os
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+spec = importlib.util.spec_from_file_location(
+    "bench_report", os.path.join(HERE, "..", "..", "tools", "bench_report.py"))
+br = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(br)
+
+MODEL = "Westmere/icount"
+
+
+def s_per_gib(per_octet):
+    """CPU s/GiB of a one-vCPU icount guest that ran per_octet a GiB."""
+    return per_octet * br.ICOUNT_NS * 1e-9 * 2**30
+
+
+def points(a, b, sizes, tcp=1.2, crc=0.3):
+    """pts and cpu as load() gives them: iperf3, a crc32c pass, and Send
+    with events at two FPDU sizes costing a + b / S per octet."""
+    pts, cpu = {}, {}
+
+    def put(system, variant, test, value, c=None):
+        key = (system, variant, test, 65536, 1, MODEL)
+        pts[key] = [value]
+        if c is not None:
+            cpu[key] = [c]
+
+    put("tcp", "default", "iperf3", 100.0, s_per_gib(tcp))
+    put("tcp", "crc32c-intel", "crc32c_pass", s_per_gib(crc), s_per_gib(crc))
+    for v, s in (("crc-off/markers-off/events", sizes[0]),
+                 ("crc-off/markers-off/large/events", sizes[1])):
+        put("iwtcp", v, "ib_send_bw", 30.0, s_per_gib(a + b / s))
+        put("iwtcp", v, "ib_send_bw_fpdu", float(s))
+    return pts, cpu
+
+
+class Split(unittest.TestCase):
+    def lines(self, a, b, sizes=(1418, 21789)):
+        pts, cpu = points(a, b, sizes)
+        out, _ = br.icount_ratios(MODEL, pts, cpu)
+        return "\n".join(out)
+
+    def test_line_recovered(self):
+        out = self.lines(1.7, 2500)
+        self.assertIn("split: 1.70 per octet + 2500 per FPDU "
+                      "(FPDUs of 1418 octets;", out)
+
+    def test_room_per_fpdu(self):
+        # 1.5 x 1.2 = 1.8 per octet: (1.8 - 1.0) x 1418 = 1134 per FPDU
+        out = self.lines(1.0, 3000)
+        self.assertIn("1.5x needs at most 1134 per FPDU", out)
+
+    def test_part_per_octet_alone_too_much(self):
+        out = self.lines(2.4, 500)
+        self.assertIn("no cost per FPDU meets 1.5x: the part per octet "
+                      "alone is 2.00x", out)
+
+    def test_no_split_without_large_point(self):
+        pts, cpu = points(1.7, 2500, (1418, 21789))
+        for k in [k for k in pts if "/large/" in k[1]]:
+            del pts[k]
+        out, _ = br.icount_ratios(MODEL, pts, cpu)
+        self.assertNotIn("split:", "\n".join(out))
+
+
+if __name__ == "__main__":
+    unittest.main()
