@@ -25,7 +25,9 @@
 # Every iwtcp and tcp boot measures one crc32c pass over the kernel's
 # crypto API (test crc32c_pass, variant: the driver that served it).
 # iwtcp boots also run NFS over iwtcp and over TCP with fio (nfs_suite;
-# BENCH_SUBSET=nfs: only that).
+# BENCH_SUBSET=nfs: only that), and NVMe over Fabrics with the RDMA
+# transport over iwtcp and with TCP (nvme_suite; BENCH_SUBSET=nvme: only
+# that).
 
 set -euo pipefail
 
@@ -40,6 +42,8 @@ IFINDEX_GAP=1
 source "$(dirname "$0")/lib.sh"
 # shellcheck source-path=SCRIPTDIR source=nfs_lib.sh
 source "$(dirname "$0")/nfs_lib.sh"
+# shellcheck source-path=SCRIPTDIR source=interop_nvme.sh
+source "$(dirname "$0")/interop_nvme.sh"
 
 DUR=4		# seconds per bandwidth point (-D)
 MARGIN=1	# perftest measures from MARGIN s to DUR - MARGIN s (-f)
@@ -49,8 +53,8 @@ hz=$(getconf CLK_TCK)
 cpu_model=${BENCH_CPU:-unknown}
 subset=${BENCH_SUBSET:-all}
 case $subset in
-all | crc | icount | nfs) ;;
-*) echo "bench_guest: BENCH_SUBSET must be all, crc, icount or nfs" >&2; exit 2 ;;
+all | crc | icount | nfs | nvme) ;;
+*) echo "bench_guest: BENCH_SUBSET must be all, crc, icount, nfs or nvme" >&2; exit 2 ;;
 esac
 # crc and icount: the short subsets, 64 KiB with events and the crc32c pass
 short=0
@@ -281,9 +285,10 @@ iwtcp_variants() {
 	variant=default
 }
 
-# fio_point TEST RW BS: one fio job on the NFS mount for DUR seconds,
-# O_DIRECT (every read asks the server), 16 I/Os in flight: MB/s and guest
-# CPU per GiB; "randread" also gives IOPS (TEST_iops).
+# fio_point TEST RW BS: one fio job on the NFS mount (on $fio_file, when
+# set) for DUR seconds, O_DIRECT (every read asks the server), 16 I/Os in
+# flight: MB/s and guest CPU per GiB; "randread" also gives IOPS
+# (TEST_iops).
 fio_point() {
 	local t=$1 rw=$2 bs=$3 b0 b1 u0 u1 res kib gib mbs iops cpu user
 
@@ -291,7 +296,7 @@ fio_point() {
 	u0=$(usr)
 	res=$(timeout -k 10 120 fio --direct=1 --ioengine=libaio --iodepth=16 \
 		--bs="$bs" --rw="$rw" --size=256m --runtime="$DUR" --time_based \
-		--filename="$mnt/bench" --name="$t" --output-format=terse \
+		--filename="${fio_file:-$mnt/bench}" --name="$t" --output-format=terse \
 		--terse-version=3 2>&1) || { no_result "$t" "$bs" "$res"; return 0; }
 	b1=$(busy)
 	u1=$(usr)
@@ -370,8 +375,74 @@ nfs_points() {
 	nfs_down
 }
 
+# NVMe over Fabrics, the RDMA transport over iwtcp against NVMe/TCP: the
+# kernel's target (nvmet, interop_nvme.sh) exports a memory-backed
+# null_blk namespace, its host connects, and fio_point runs on the host's
+# block device. nvme-rdma and nvmet-rdma make their rdma_cm IDs in the
+# initial namespace only, so target and host both run there. rdma_cm
+# takes no RDMA device on lo: it resolves a local address to the netdev
+# that holds it. So NVME_ADDR sits on a dummy netdev with an iwtcp device
+# of iwtcp's defaults, and both transports' TCP connections run over lo,
+# whose MTU is the veth pair's 1500 meanwhile, so that iwtcp's FPDUs are
+# as large as between the namespaces. Rows of variant "nvme", system
+# iwtcp (the RDMA transport) or tcp.
+NVME_ADDR=198.51.100.1
+nvme_suite() {
+	local tr port=4420
+
+	modprobe -a dummy nvmet nvmet-rdma nvme-rdma nvmet-tcp nvme-tcp
+	ip link add nvme_bench type dummy
+	ip link set nvme_bench mtu 1500 up
+	ip addr add "$NVME_ADDR/32" dev nvme_bench
+	ip link set lo mtu 1500
+	rdma link add iwtcp_nvme type iwtcp netdev nvme_bench
+	variant=nvme
+	for tr in rdma tcp; do
+		sys=tcp
+		[[ $tr == rdma ]] && sys=iwtcp
+		NVME_TRTYPE=$tr
+		port=$((port + 1))
+		nvme_target_up "$port" "$NVME_ADDR"
+		nvme_connect "$NVME_ADDR" "$port"
+		fio_file=$(_nvme_dev "$(nvme_nqn "$port")")
+		fio_point fio_read read 1m
+		fio_point fio_write write 1m
+		fio_point fio_randread randread 4k
+		fio_file=
+		nvme_disconnect "$port"
+		nvme_target_down
+	done
+	sys=iwtcp
+	variant=default
+	nvme_down
+}
+
+# nvme_down: what nvme_suite set up, gone (quietly, after a failure too).
+nvme_down() {
+	nvme_cleanup >/dev/null 2>&1
+	rdma link delete iwtcp_nvme 2>/dev/null
+	ip link del nvme_bench 2>/dev/null
+	ip link set lo mtu 65536
+	NVME_TRTYPE=rdma
+	return 0
+}
+
+# nvme_points: nvme_suite, whose failure costs its own rows only.
+nvme_points() {
+	local rc
+
+	set +e
+	(set -e; nvme_suite)
+	rc=$?
+	set -e
+	((rc == 0)) && return 0
+	echo "# nvme: no result: nvme_suite failed ($rc)" >&2
+	nvme_down
+}
+
 test_cleanup() {
 	nfs_down
+	nvme_down
 }
 
 # Plain TCP on the same path: iperf3 bandwidth, qperf ping-pong latency.
@@ -422,9 +493,14 @@ iwtcp | siw)
 	_created_links+=("$ns1 ${sys}_a" "$ns2 ${sys}_b")
 	[[ $subset == all ]] && rdma_suite
 	if [[ $sys == iwtcp ]]; then
-		[[ $subset == nfs ]] || iwtcp_variants
-		[[ $subset == nfs ]] || crc_pass
-		((short)) || nfs_points
+		if [[ $subset == nvme ]]; then
+			nvme_points
+		else
+			[[ $subset == nfs ]] || iwtcp_variants
+			[[ $subset == nfs ]] || crc_pass
+			((short)) || nfs_points
+			[[ $subset == nfs ]] || ((short)) || nvme_points
+		fi
 	fi
 	;;
 tcp)

@@ -25,6 +25,9 @@ NVME_CFG=/sys/kernel/config/nvmet
 NVME_SIZE=4M			# written with dd, read back, checked on the target
 NVME_FIO_SIZE=2M		# fio with verify=crc32c, after the dd data
 NVME_MODULES=(nvmet nvmet-rdma nvme-rdma)
+# The transport of the target's port and the host's controller: rdma here;
+# tcp for make bench's NVMe/TCP rows (selftests/bench_guest.sh).
+NVME_TRTYPE=${NVME_TRTYPE:-rdma}
 # null_blk: one memory-backed device (its pages allocated as written).
 NVME_NULLB_OPTS="nr_devices=1 memory_backed=1 gb=1"
 # What a kernel log must not show during a case.
@@ -72,14 +75,15 @@ _nvme_listening() {
 }
 
 # nvme_target_up PORT ADDR: nvmet exporting one namespace as subsystem
-# $(nvme_nqn PORT) to any host, on an RDMA port listening on ADDR:PORT.
+# $(nvme_nqn PORT) to any host, on a port of $NVME_TRTYPE listening on
+# ADDR:PORT.
 nvme_target_up() {
 	local port=$1 addr=$2 nqn dev subsys p
 
 	nqn=$(nvme_nqn "$port")
 	subsys=$NVME_CFG/subsystems/$nqn
 	p=$NVME_CFG/ports/$port
-	_nvme_log "target: $nqn on rdma $addr:$port"
+	_nvme_log "target: $nqn on $NVME_TRTYPE $addr:$port"
 	nvme_modules
 	mkdir -p "$NVME_RUN"
 	[[ -d $NVME_CFG ]]
@@ -104,11 +108,11 @@ nvme_target_up() {
 	echo 1 >"$subsys/namespaces/1/enable"
 	[[ $(cat "$subsys/namespaces/1/enable") == 1 ]]
 	mkdir "$p"
-	echo rdma >"$p/addr_trtype"
+	echo "$NVME_TRTYPE" >"$p/addr_trtype"
 	echo ipv4 >"$p/addr_adrfam"
 	echo "$addr" >"$p/addr_traddr"
 	echo "$port" >"$p/addr_trsvcid"
-	# The link enables the port: nvmet-rdma listens.
+	# The link enables the port: nvmet-rdma (nvmet-tcp) listens.
 	ln -s "$subsys" "$p/subsystems/$nqn"
 	wait_for 20 _nvme_listening "$port"
 	_nvme_log "target: namespace 1 on $dev, listening"
@@ -208,17 +212,18 @@ nvme_discover() {
 }
 
 # nvme_connect ADDR PORT: one controller of the case's subsystem, over
-# RDMA to ADDR:PORT, its namespace a block device.
+# $NVME_TRTYPE to ADDR:PORT, its namespace a block device.
 nvme_connect() {
 	local addr=$1 port=$2 nqn c dev
 
 	nqn=$(nvme_nqn "$port")
 	nvme_modules
 	_nvme_no_ctrl "$nqn"
-	timeout -k 5 90 nvme connect -t rdma -a "$addr" -s "$port" -n "$nqn" >&2
+	timeout -k 5 90 nvme connect -t "$NVME_TRTYPE" -a "$addr" -s "$port" \
+		-n "$nqn" >&2
 	c=$(_nvme_ctrls "$nqn")
 	[[ $c =~ ^nvme[0-9]+$ ]]
-	[[ $(cat "/sys/class/nvme/$c/transport") == rdma ]]
+	[[ $(cat "/sys/class/nvme/$c/transport") == "$NVME_TRTYPE" ]]
 	grep -q "traddr=$addr,trsvcid=$port" "/sys/class/nvme/$c/address"
 	wait_for 30 _nvme_dev "$nqn"
 	dev=$(_nvme_dev "$nqn")

@@ -9,8 +9,9 @@ too) and, when gnuplot is there, OUTDIR/bw.png, OUTDIR/lat.png and
 OUTDIR/targets.png. The ratios are those of the data path's targets
 (Documentation/infiniband/iwtcp-performance.rst, "Targets"), per guest
 CPU model: CRC off against iperf3, CRC on against iperf3 plus two kernel
-crc32c passes, NFS over iwtcp against NFS over TCP, iwtcp against siw at
-every size, and the spread over repetitions; for a CPU model named
+crc32c passes, NFS over iwtcp against NFS over TCP, NVMe over Fabrics
+with RDMA over iwtcp against NVMe/TCP, iwtcp against siw at every size,
+and the spread over repetitions; for a CPU model named
 MODEL/icount (a one-vCPU tcg-icount guest) the CPU targets in
 instructions per octet, and iwtcp's split into a part per octet and a
 part per FPDU.
@@ -251,6 +252,23 @@ def ratios(pts, cpu, user):
                 m("tcp", "fio_randread_iops", 4096, "nfs")
             out.append(f"    fio_randread 4 KiB: over iwtcp {fmt(ri, 0)} "
                        f"IOPS, over TCP {fmt(ti, 0)} IOPS: {fmt(ratio(ri, ti))}x")
+        if any(k[1] == "nvme" and k[5] == model for k in pts):
+            out.append("  NVMe over Fabrics, fio O_DIRECT on the namespace: "
+                       "RDMA over iwtcp (its defaults) against NVMe/TCP (no "
+                       "digests), CPU against NVMe/TCP's + two crc32c "
+                       "passes (no target of its own):")
+            for t, sz in nfs:
+                rb, tb = m("iwtcp", t, sz, "nvme"), m("tcp", t, sz, "nvme")
+                rc, tc = c("iwtcp", t, sz, "nvme"), c("tcp", t, sz, "nvme")
+                lim = None if tc is None or crc is None else tc + 2 * crc
+                out.append(f"    {t} 1 MiB: RDMA {fmt(rb)} MB/s at "
+                           f"{fmt(rc, 3)} s/GiB, TCP {fmt(tb)} MB/s at "
+                           f"{fmt(tc, 3)} s/GiB: {fmt(ratio(rb, tb))}x MB/s, "
+                           f"CPU {fmt(ratio(rc, lim))}x of {fmt(lim, 3)}")
+            ri, ti = m("iwtcp", "fio_randread_iops", 4096, "nvme"), \
+                m("tcp", "fio_randread_iops", 4096, "nvme")
+            out.append(f"    fio_randread 4 KiB: RDMA {fmt(ri, 0)} IOPS, "
+                       f"TCP {fmt(ti, 0)} IOPS: {fmt(ratio(ri, ti))}x")
         below = []
         for k, v in pts.items():
             if k[0] != "iwtcp" or k[5] != model or k[1] not in ("default",

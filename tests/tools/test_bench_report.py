@@ -72,5 +72,21 @@ class Split(unittest.TestCase):
         self.assertNotIn("split:", "\n".join(out))
 
 
+class Nvme(unittest.TestCase):
+    def test_rdma_against_tcp(self):
+        model = "Westmere"
+        pts, cpu = {}, {}
+        for system, mbs, s in (("iwtcp", 40.0, 30.0), ("tcp", 100.0, 10.0)):
+            for t in ("fio_read", "fio_write"):
+                key = (system, "nvme", t, 1048576, 1, model)
+                pts[key], cpu[key] = [mbs], [s]
+        pts[("tcp", "crc32c-intel", "crc32c_pass", 2**30, 1, model)] = [5.0]
+        out, _ = br.ratios(pts, cpu, {})
+        # CPU against NVMe/TCP's 10 + two passes of 5 = 20 s/GiB
+        self.assertIn("fio_read 1 MiB: RDMA 40.00 MB/s at 30.000 s/GiB, "
+                      "TCP 100.00 MB/s at 10.000 s/GiB: 0.40x MB/s, CPU "
+                      "1.50x of 20.000", "\n".join(out))
+
+
 if __name__ == "__main__":
     unittest.main()
