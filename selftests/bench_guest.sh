@@ -145,7 +145,9 @@ bw() {
 		-q "$qps" "${mode[@]}" >/dev/null 2>&1 &
 	local srv=$!
 	wait_for 20 listening
-	[[ ${4:-} == events && $sys == iwtcp ]] && f0=$(rx_fpdus)
+	if [[ ${4:-} == events && $sys == iwtcp ]]; then
+		f0=$(rx_fpdus) || f0=
+	fi
 	b0=$(busy)
 	u0=$(usr)
 	out=$(timeout 120 ip netns exec "$ns1" "$t" -R -p "$port" -s "$size" \
@@ -153,7 +155,7 @@ bw() {
 	b1=$(busy)
 	u1=$(usr)
 	wait "$srv" || true
-	[[ ${4:-} == events && $sys == iwtcp ]] && fpdu_row "$t" "$size" "$f0"
+	[[ -z $f0 ]] || fpdu_row "$t" "$size" "$f0"
 	mib=$(result_col 4 <<<"$out")
 	[[ -n $mib ]] || { no_result "$t" "$size" "$out"; return 0; }
 	mbs=$(awk -v m="$mib" 'BEGIN{printf "%.2f", m * 2^20 / 1e6}')
@@ -187,8 +189,8 @@ fpdu_row() {
 	local f0 o0 f1 o1
 
 	read -r f0 o0 <<<"$3"
-	read -r f1 o1 < <(rx_fpdus)
-	((f1 > f0)) || return 0
+	read -r f1 o1 < <(rx_fpdus) || return 0
+	[[ -n $f1 ]] && ((f1 > f0)) || return 0
 	row "${1}_fpdu" "$2" 1 "$(((o1 - o0) / (f1 - f0)))" octets ""
 }
 
@@ -388,14 +390,22 @@ nfs_points() {
 # iwtcp (the RDMA transport) or tcp.
 NVME_ADDR=198.51.100.1
 nvme_suite() {
-	local tr port=4420
+	local tr port=4420 sys variant
 
-	modprobe -a dummy nvmet nvmet-rdma nvme-rdma nvmet-tcp nvme-tcp
+	modprobe -a nvmet nvmet-rdma nvme-rdma nvmet-tcp nvme-tcp
+	modprobe dummy numdummies=0
+	mkdir -p "$NVME_RUN"
+	cat /sys/class/net/lo/mtu >"$NVME_RUN/lo_mtu"
 	ip link add nvme_bench type dummy
 	ip link set nvme_bench mtu 1500 up
 	ip addr add "$NVME_ADDR/32" dev nvme_bench
 	ip link set lo mtu 1500
 	rdma link add iwtcp_nvme type iwtcp netdev nvme_bench
+	# fio's 256 MiB written once first: neither transport finds the
+	# memory-backed namespace's pages unallocated
+	nvme_modules
+	wait_for 30 _nvme_nullb_ready
+	dd if=/dev/zero of=/dev/nullb0 bs=1M count=256 oflag=direct status=none
 	variant=nvme
 	for tr in rdma tcp; do
 		sys=tcp
@@ -412,19 +422,19 @@ nvme_suite() {
 		nvme_disconnect "$port"
 		nvme_target_down
 	done
-	sys=iwtcp
-	variant=default
 	nvme_down
 }
 
-# nvme_down: what nvme_suite set up, gone (quietly, after a failure too).
+# nvme_down: what nvme_suite set up, gone, lo's MTU back (quietly, after
+# a failure too; nothing if it set nothing up).
 nvme_down() {
+	[[ -s $NVME_RUN/lo_mtu ]] || return 0
 	nvme_cleanup >/dev/null 2>&1
-	rdma link delete iwtcp_nvme 2>/dev/null
-	ip link del nvme_bench 2>/dev/null
-	ip link set lo mtu 65536
+	rdma link delete iwtcp_nvme 2>/dev/null || true
+	ip link del nvme_bench 2>/dev/null || true
+	ip link set lo mtu "$(cat "$NVME_RUN/lo_mtu")" || true
+	rm -f "$NVME_RUN/lo_mtu"
 	NVME_TRTYPE=rdma
-	return 0
 }
 
 # nvme_points: nvme_suite, whose failure costs its own rows only.

@@ -6,7 +6,9 @@
 # selftests/interop_peer.sh (guest B, siw), so that either guest can be
 # the target or the host of a case. nvme-rdma and nvmet-rdma create their
 # rdma_cm IDs in the initial network namespace only: everything runs in
-# the guests' initial namespaces.
+# the guests' initial namespaces. make bench (selftests/bench_guest.sh)
+# takes its target and host too, for NVMe over iwtcp against NVMe/TCP
+# (NVME_TRTYPE below).
 #
 # Target: the kernel's nvmet, configured through configfs: one subsystem
 # (any host allowed) with one namespace on null_blk (memory backed; a
@@ -25,9 +27,10 @@ NVME_CFG=/sys/kernel/config/nvmet
 NVME_SIZE=4M			# written with dd, read back, checked on the target
 NVME_FIO_SIZE=2M		# fio with verify=crc32c, after the dd data
 NVME_MODULES=(nvmet nvmet-rdma nvme-rdma)
-# The transport of the target's port and the host's controller: rdma here;
-# tcp for make bench's NVMe/TCP rows (selftests/bench_guest.sh).
-NVME_TRTYPE=${NVME_TRTYPE:-rdma}
+# The transport of nvme_target_up()'s port and nvme_connect()'s
+# controller: rdma for the interoperability suite; make bench's NVMe/TCP
+# rows set tcp (selftests/bench_guest.sh). nvme_discover() is RDMA's.
+NVME_TRTYPE=rdma
 # null_blk: one memory-backed device (its pages allocated as written).
 NVME_NULLB_OPTS="nr_devices=1 memory_backed=1 gb=1"
 # What a kernel log must not show during a case.

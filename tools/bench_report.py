@@ -135,18 +135,25 @@ def fpdu_split(c, m, t, v, limit):
     """iwtcp's instructions per octet as a part per octet and a part per
     FPDU, from its points with RFC-sized and with large FPDUs (variant
     .../large: the same messages in fewer FPDUs) and the mean FPDU size
-    of each (test TEST_fpdu): y = a + b / S through both points. The
-    part per octet holds all that does not grow with the FPDU count
-    (copies, TCP, completions, perftest); b is what one FPDU costs, both
-    ends. Empty without both points."""
+    of each (test TEST_fpdu, wire octets: b comes out about 2 % high
+    against payload octets): y = a + b / S through both points. The part
+    per octet holds all that does not grow with the FPDU count (copies,
+    TCP, completions, perftest and its set-up); b is what one FPDU costs,
+    both ends. Empty without both points; "none" when the large FPDUs are
+    not at least twice the size or the line slopes the wrong way."""
     large = v.replace("markers-off/", "markers-off/large/") \
         if v.startswith("crc-") else "crc-on/markers-off/large/events"
     y1, y2 = per_octet(c("iwtcp", t, v)), per_octet(c("iwtcp", t, large))
     s1, s2 = m("iwtcp", t + "_fpdu", v), m("iwtcp", t + "_fpdu", large)
-    if None in (y1, y2, s1, s2) or s1 == s2:
-        return []
+    # large FPDUs negotiated (far fewer of them), a cost per FPDU found
+    if None in (y1, y2, s1, s2) or s2 < 2 * s1:
+        return [f"      split: none (FPDUs of {fmt(s1, 0)} and {fmt(s2, 0)} "
+                "octets)"] if None not in (s1, s2) else []
     b = (y1 - y2) / (1 / s1 - 1 / s2)
     a = y1 - b / s1
+    if b <= 0:
+        return [f"      split: none ({fmt(y1)} per octet with FPDUs of "
+                f"{fmt(s1, 0)} octets, {fmt(y2)} with {fmt(s2, 0)})"]
     line = (f"      split: {fmt(a)} per octet + {fmt(b, 0)} per FPDU "
             f"(FPDUs of {fmt(s1, 0)} octets; {fmt(y2)} per octet with large "
             f"ones of {fmt(s2, 0)})")

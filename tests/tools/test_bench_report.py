@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Host test of tools/bench_report.py's split of iwtcp's instructions per
-octet into a part per octet and a part per FPDU (icount column).
+"""Host test of tools/bench_report.py's arithmetic: the split of iwtcp's
+instructions per octet into a part per octet and a part per FPDU (icount
+column), and NVMe over iwtcp against NVMe/TCP.
 
   python3 tests/tools/test_bench_report.py
 """
@@ -23,9 +24,10 @@ def s_per_gib(per_octet):
     return per_octet * br.ICOUNT_NS * 1e-9 * 2**30
 
 
-def points(a, b, sizes, tcp=1.2, crc=0.3):
+def points(a, b, sizes, tcp=1.2, crc=0.3, crc_on=False):
     """pts and cpu as load() gives them: iperf3, a crc32c pass, and Send
-    with events at two FPDU sizes costing a + b / S per octet."""
+    with events at two FPDU sizes costing a + b / S per octet, with the
+    variant names selftests/bench_guest.sh writes."""
     pts, cpu = {}, {}
 
     def put(system, variant, test, value, c=None):
@@ -36,8 +38,10 @@ def points(a, b, sizes, tcp=1.2, crc=0.3):
 
     put("tcp", "default", "iperf3", 100.0, s_per_gib(tcp))
     put("tcp", "crc32c-intel", "crc32c_pass", s_per_gib(crc), s_per_gib(crc))
-    for v, s in (("crc-off/markers-off/events", sizes[0]),
-                 ("crc-off/markers-off/large/events", sizes[1])):
+    variants = (("events", "crc-on/markers-off/large/events") if crc_on
+                else ("crc-off/markers-off/events",
+                      "crc-off/markers-off/large/events"))
+    for v, s in zip(variants, sizes):
         put("iwtcp", v, "ib_send_bw", 30.0, s_per_gib(a + b / s))
         put("iwtcp", v, "ib_send_bw_fpdu", float(s))
     return pts, cpu
@@ -64,6 +68,22 @@ class Split(unittest.TestCase):
         self.assertIn("no cost per FPDU meets 1.5x: the part per octet "
                       "alone is 2.00x", out)
 
+    def test_crc_on(self):
+        # base 1.2 + 2 x 0.3 = 1.8: 1.5x is 2.7, (2.7 - 2.0) x 1418 = 993
+        pts, cpu = points(2.0, 3000, (1418, 21789), crc_on=True)
+        out = "\n".join(br.icount_ratios(MODEL, pts, cpu)[0])
+        self.assertIn("split: 2.00 per octet + 3000 per FPDU", out)
+        self.assertIn("1.5x needs at most 993 per FPDU", out)
+
+    def test_no_split_when_large_fpdus_are_not_larger(self):
+        out = self.lines(1.7, 2500, (1418, 1418))
+        self.assertIn("split: none (FPDUs of 1418 and 1418 octets)", out)
+
+    def test_no_split_when_it_slopes_the_wrong_way(self):
+        out = self.lines(1.7, -200)
+        self.assertIn("split: none", out)
+        self.assertNotIn("per FPDU (", out)
+
     def test_no_split_without_large_point(self):
         pts, cpu = points(1.7, 2500, (1418, 21789))
         for k in [k for k in pts if "/large/" in k[1]]:
@@ -81,11 +101,15 @@ class Nvme(unittest.TestCase):
                 key = (system, "nvme", t, 1048576, 1, model)
                 pts[key], cpu[key] = [mbs], [s]
         pts[("tcp", "crc32c-intel", "crc32c_pass", 2**30, 1, model)] = [5.0]
-        out, _ = br.ratios(pts, cpu, {})
+        pts[("iwtcp", "nvme", "fio_randread_iops", 4096, 1, model)] = [900]
+        pts[("tcp", "nvme", "fio_randread_iops", 4096, 1, model)] = [1800]
+        out = "\n".join(br.ratios(pts, cpu, {})[0])
         # CPU against NVMe/TCP's 10 + two passes of 5 = 20 s/GiB
         self.assertIn("fio_read 1 MiB: RDMA 40.00 MB/s at 30.000 s/GiB, "
                       "TCP 100.00 MB/s at 10.000 s/GiB: 0.40x MB/s, CPU "
-                      "1.50x of 20.000", "\n".join(out))
+                      "1.50x of 20.000", out)
+        self.assertIn("fio_randread 4 KiB: RDMA 900 IOPS, TCP 1800 IOPS: "
+                      "0.50x", out)
 
 
 if __name__ == "__main__":
