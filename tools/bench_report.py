@@ -167,6 +167,23 @@ def fpdu_split(c, m, t, v, limit):
             f"base; {need}"]
 
 
+def fio_pair(m, c, crc, variant, t, size):
+    """A fio point over iwtcp and over TCP: MB/s and CPU s/GiB of each,
+    and the CPU bound of the iwtcp one (TCP's + two crc32c passes)."""
+    rb, tb = m("iwtcp", t, size, variant), m("tcp", t, size, variant)
+    rc, tc = c("iwtcp", t, size, variant), c("tcp", t, size, variant)
+    lim = None if tc is None or crc is None else tc + 2 * crc
+    return rb, tb, rc, tc, lim
+
+
+def iops_line(m, variant, over, under):
+    """fio's 4 KiB random reads over iwtcp and over TCP, in IOPS."""
+    ri = m("iwtcp", "fio_randread_iops", 4096, variant)
+    ti = m("tcp", "fio_randread_iops", 4096, variant)
+    return (f"    fio_randread 4 KiB: {over} {fmt(ri, 0)} IOPS, {under} "
+            f"{fmt(ti, 0)} IOPS: {fmt(ratio(ri, ti))}x")
+
+
 def ratios(pts, cpu, user):
     """The targets' lines, and (label, ratio, limit) for the plot."""
     out = ["", "Ratios against the targets (medians; bandwidth: higher is "
@@ -233,9 +250,7 @@ def ratios(pts, cpu, user):
                        "at least NFS over TCP's MB/s, at most its CPU per "
                        "GiB + two crc32c passes):")
             for t, sz in nfs:
-                rb, tb = m("iwtcp", t, sz, "nfs"), m("tcp", t, sz, "nfs")
-                rc, tc = c("iwtcp", t, sz, "nfs"), nbase[t]
-                lim = None if tc is None or crc is None else tc + 2 * crc
+                rb, tb, rc, tc, lim = fio_pair(m, c, crc, "nfs", t, sz)
                 b, k = ratio(rb, tb), ratio(rc, lim)
                 out.append(f"    {t} 1 MiB: over iwtcp {fmt(rb)} MB/s at "
                            f"{fmt(rc, 3)} s/GiB, over TCP {fmt(tb)} MB/s at "
@@ -255,27 +270,19 @@ def ratios(pts, cpu, user):
                            f"MB/s at {fmt(co, 3)} s/GiB: {fmt(b)}x NFS over "
                            f"TCP's MB/s, {fmt(k)}x its CPU per GiB (no CRC "
                            f"to count; no target of its own)")
-            ri, ti = m("iwtcp", "fio_randread_iops", 4096, "nfs"), \
-                m("tcp", "fio_randread_iops", 4096, "nfs")
-            out.append(f"    fio_randread 4 KiB: over iwtcp {fmt(ri, 0)} "
-                       f"IOPS, over TCP {fmt(ti, 0)} IOPS: {fmt(ratio(ri, ti))}x")
+            out.append(iops_line(m, "nfs", "over iwtcp", "over TCP"))
         if any(k[1] == "nvme" and k[5] == model for k in pts):
             out.append("  NVMe over Fabrics, fio O_DIRECT on the namespace: "
                        "RDMA over iwtcp (its defaults) against NVMe/TCP (no "
                        "digests), CPU against NVMe/TCP's + two crc32c "
                        "passes (no target of its own):")
             for t, sz in nfs:
-                rb, tb = m("iwtcp", t, sz, "nvme"), m("tcp", t, sz, "nvme")
-                rc, tc = c("iwtcp", t, sz, "nvme"), c("tcp", t, sz, "nvme")
-                lim = None if tc is None or crc is None else tc + 2 * crc
+                rb, tb, rc, tc, lim = fio_pair(m, c, crc, "nvme", t, sz)
                 out.append(f"    {t} 1 MiB: RDMA {fmt(rb)} MB/s at "
                            f"{fmt(rc, 3)} s/GiB, TCP {fmt(tb)} MB/s at "
                            f"{fmt(tc, 3)} s/GiB: {fmt(ratio(rb, tb))}x MB/s, "
                            f"CPU {fmt(ratio(rc, lim))}x of {fmt(lim, 3)}")
-            ri, ti = m("iwtcp", "fio_randread_iops", 4096, "nvme"), \
-                m("tcp", "fio_randread_iops", 4096, "nvme")
-            out.append(f"    fio_randread 4 KiB: RDMA {fmt(ri, 0)} IOPS, "
-                       f"TCP {fmt(ti, 0)} IOPS: {fmt(ratio(ri, ti))}x")
+            out.append(iops_line(m, "nvme", "RDMA", "TCP"))
         below = []
         for k, v in pts.items():
             if k[0] != "iwtcp" or k[5] != model or k[1] not in ("default",

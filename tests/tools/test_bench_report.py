@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """Host test of tools/bench_report.py's arithmetic: the split of iwtcp's
 instructions per octet into a part per octet and a part per FPDU (icount
-column), and NVMe over iwtcp against NVMe/TCP.
+column), NFS over iwtcp against NFS over TCP and NVMe over iwtcp against
+NVMe/TCP.
 
   python3 tests/tools/test_bench_report.py
 """
@@ -90,6 +91,26 @@ class Split(unittest.TestCase):
             del pts[k]
         out, _ = br.icount_ratios(MODEL, pts, cpu)
         self.assertNotIn("split:", "\n".join(out))
+
+
+class Nfs(unittest.TestCase):
+    def test_against_nfs_over_tcp(self):
+        model = "Westmere"
+        pts, cpu = {}, {}
+        for system, mbs, s in (("iwtcp", 50.0, 15.0), ("tcp", 100.0, 10.0)):
+            for t in ("fio_read", "fio_write"):
+                key = (system, "nfs", t, 1048576, 1, model)
+                pts[key], cpu[key] = [mbs], [s]
+            pts[(system, "nfs", "fio_randread_iops", 4096, 1, model)] = [
+                mbs * 10]
+        pts[("tcp", "crc32c-intel", "crc32c_pass", 2**30, 1, model)] = [2.5]
+        out = "\n".join(br.ratios(pts, cpu, {})[0])
+        # limit: NFS over TCP's 10 + two passes of 2.5 = 15 s/GiB
+        self.assertIn("fio_write 1 MiB: over iwtcp 50.00 MB/s at 15.000 "
+                      "s/GiB, over TCP 100.00 MB/s at 10.000 s/GiB: 0.50x "
+                      "(missed), CPU 1.00x of 15.000 (met)", out)
+        self.assertIn("fio_randread 4 KiB: over iwtcp 500 IOPS, over TCP "
+                      "1000 IOPS: 0.50x", out)
 
 
 class Nvme(unittest.TestCase):
