@@ -93,17 +93,25 @@ class Split(unittest.TestCase):
         self.assertNotIn("split:", "\n".join(out))
 
 
+def fio_points(variant, iwtcp, tcp, crc_pass, iops):
+    """pts and cpu of fio's 1 MiB points over iwtcp and over TCP, each
+    (MB/s, CPU s/GiB), a crc32c pass and the 4 KiB IOPS (iwtcp, tcp)."""
+    model = "Westmere"
+    pts, cpu = {}, {}
+    for system, (mbs, s), n in (("iwtcp", iwtcp, iops[0]),
+                                ("tcp", tcp, iops[1])):
+        for t in ("fio_read", "fio_write"):
+            key = (system, variant, t, 1048576, 1, model)
+            pts[key], cpu[key] = [mbs], [s]
+        pts[(system, variant, "fio_randread_iops", 4096, 1, model)] = [n]
+    pts[("tcp", "crc32c-intel", "crc32c_pass", 2**30, 1, model)] = [crc_pass]
+    return pts, cpu
+
+
 class Nfs(unittest.TestCase):
     def test_against_nfs_over_tcp(self):
-        model = "Westmere"
-        pts, cpu = {}, {}
-        for system, mbs, s in (("iwtcp", 50.0, 15.0), ("tcp", 100.0, 10.0)):
-            for t in ("fio_read", "fio_write"):
-                key = (system, "nfs", t, 1048576, 1, model)
-                pts[key], cpu[key] = [mbs], [s]
-            pts[(system, "nfs", "fio_randread_iops", 4096, 1, model)] = [
-                mbs * 10]
-        pts[("tcp", "crc32c-intel", "crc32c_pass", 2**30, 1, model)] = [2.5]
+        pts, cpu = fio_points("nfs", (50.0, 15.0), (100.0, 10.0), 2.5,
+                              (500, 1000))
         out = "\n".join(br.ratios(pts, cpu, {})[0])
         # limit: NFS over TCP's 10 + two passes of 2.5 = 15 s/GiB
         self.assertIn("fio_write 1 MiB: over iwtcp 50.00 MB/s at 15.000 "
@@ -115,15 +123,8 @@ class Nfs(unittest.TestCase):
 
 class Nvme(unittest.TestCase):
     def test_rdma_against_tcp(self):
-        model = "Westmere"
-        pts, cpu = {}, {}
-        for system, mbs, s in (("iwtcp", 40.0, 30.0), ("tcp", 100.0, 10.0)):
-            for t in ("fio_read", "fio_write"):
-                key = (system, "nvme", t, 1048576, 1, model)
-                pts[key], cpu[key] = [mbs], [s]
-        pts[("tcp", "crc32c-intel", "crc32c_pass", 2**30, 1, model)] = [5.0]
-        pts[("iwtcp", "nvme", "fio_randread_iops", 4096, 1, model)] = [900]
-        pts[("tcp", "nvme", "fio_randread_iops", 4096, 1, model)] = [1800]
+        pts, cpu = fio_points("nvme", (40.0, 30.0), (100.0, 10.0), 5.0,
+                              (900, 1800))
         out = "\n".join(br.ratios(pts, cpu, {})[0])
         # CPU against NVMe/TCP's 10 + two passes of 5 = 20 s/GiB
         self.assertIn("fio_read 1 MiB: RDMA 40.00 MB/s at 30.000 s/GiB, "
