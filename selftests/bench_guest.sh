@@ -444,7 +444,6 @@ nvme_down() {
 	ip link del nvme_bench 2>/dev/null || true
 	ip link set lo mtu "$(cat "$NVME_RUN/lo_mtu")" || true
 	rm -f "$NVME_RUN/lo_mtu"
-	NVME_TRTYPE=rdma
 }
 
 # nvme_points: nvme_suite, whose failure costs its own rows only.
