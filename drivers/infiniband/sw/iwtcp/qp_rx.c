@@ -75,22 +75,30 @@
 #define RX_HDR_MAX	(sizeof(struct iwtcp_ddp_untagged_hdr) + IWTCP_TERM_HDR_MAX)
 
 /**
- * struct rx_frag_cursor - the page fragment of a socket buffer read last
+ * struct rx_frag_cursor - the piece of a socket buffer read last
  * @skb: the buffer, or NULL
  * @frag: index of the fragment in @skb
  * @start: octets of @skb's fragments before it
+ * @seq: sequence number of the first octet of the piece read last: the
+ *	buffer's linear data or one fragment, whole
+ * @len: octets of that piece; 0 if none is mapped for the CPU as a whole
+ * @va: where it is mapped
  *
  * A read of @skb starts there, not at the first fragment: the FPDUs of
  * a buffer come front to back (each is read a few times: ULPDU_Length
  * and header, the CRC pass, placement), and a buffer TCP coalesced holds
- * up to MAX_SKB_FRAGS fragments. Valid during one rx_actor() call: the
- * socket is locked and the buffers queued stay as they are;
- * tcp_read_sock() frees them between calls.
+ * up to MAX_SKB_FRAGS fragments. A read that falls inside @seq/@len (most
+ * do: a fragment holds many FPDUs) goes straight to @va. Valid during one
+ * rx_actor() call: the socket is locked and the buffers queued stay as
+ * they are; tcp_read_sock() frees them between calls.
  */
 struct rx_frag_cursor {
 	const struct sk_buff *skb;
 	u32 frag;
 	u32 start;
+	u32 seq;
+	u32 len;
+	const u8 *va;
 };
 
 /**
@@ -240,6 +248,9 @@ static int rx_visit_skb(struct sk_buff *skb, u32 off, u32 n,
 	if (skb_has_frag_list(skb))
 		return rx_visit_frag_list(skb, off, n, fn, ctx);
 	if (off < head && n) {
+		cur->seq = TCP_SKB_CB(skb)->seq;
+		cur->len = head;
+		cur->va = skb->data;
 		len = min(n, head - off);
 		rv = fn(ctx, skb->data + off, len);
 		n -= len;
@@ -271,6 +282,11 @@ static int rx_visit_skb(struct sk_buff *skb, u32 off, u32 n,
 		cur->skb = skb;
 		cur->frag = i;
 		cur->start = start;
+		/* mapped whole, without kmap_local_page(), unless HIGHMEM */
+		page = skb_frag_page(frag);
+		cur->len = skb_frag_must_loop(page) ? 0 : fsize;
+		cur->seq = TCP_SKB_CB(skb)->seq + head + start;
+		cur->va = skb_frag_address(frag);
 		len = min(n, fsize - off);
 		skb_frag_foreach_page(frag, skb_frag_off(frag) + off, len, page,
 				      p_off, p_len, copied) {
@@ -297,16 +313,21 @@ static int rx_visit(void *arg, u32 pos, u32 len, iwtcp_fpdu_visit_t fn,
 		    void *ctx)
 {
 	struct rx_fpdu *f = arg;
+	struct rx_frag_cursor *cur = &f->qp->rx->cur;
+	u32 d = f->seq + pos - cur->seq;
 	struct sk_buff *skb;
 	u32 off, n;
 	int rv;
 
+	/* inside the piece read last: no buffer or fragment to look up */
+	if (d < cur->len && len <= cur->len - d)
+		return fn(ctx, cur->va + d, len);
 	while (len) {
 		skb = rx_locate(f, pos, &off);
 		if (!skb)
 			return -EAGAIN;
 		n = min(len, skb->len - off);
-		rv = rx_visit_skb(skb, off, n, fn, ctx, &f->qp->rx->cur);
+		rv = rx_visit_skb(skb, off, n, fn, ctx, cur);
 		if (rv)
 			return rv;
 		pos += n;
@@ -874,7 +895,9 @@ static int rx_actor(read_descriptor_t *desc, struct sk_buff *skb,
 	size_t done = 0;
 	int rv;
 
-	rx->cur.skb = NULL;	/* the buffers read last may be gone */
+	/* the buffers read last may be gone */
+	rx->cur.skb = NULL;
+	rx->cur.len = 0;
 	while (done < len) {
 		if (rx->skip) {
 			rv = min_t(size_t, rx->skip, len - done);
