@@ -305,6 +305,28 @@ static int rx_visit_skb(struct sk_buff *skb, u32 off, u32 n,
 	return rv;
 }
 
+/* rx_visit() outside the piece read last: buffer by buffer */
+static noinline int rx_visit_bufs(struct rx_fpdu *f, u32 pos, u32 len,
+				  iwtcp_fpdu_visit_t fn, void *ctx)
+{
+	struct sk_buff *skb;
+	u32 off, n;
+	int rv;
+
+	while (len) {
+		skb = rx_locate(f, pos, &off);
+		if (!skb)
+			return -EAGAIN;
+		n = min(len, skb->len - off);
+		rv = rx_visit_skb(skb, off, n, fn, ctx, &f->qp->rx->cur);
+		if (rv)
+			return rv;
+		pos += n;
+		len -= n;
+	}
+	return 0;
+}
+
 /*
  * iwtcp_fpdu_source.visit: @fn over @len wire octets from @pos of the FPDU,
  * a piece per run of linear socket buffer data or mapped page fragment.
@@ -313,27 +335,13 @@ static int rx_visit(void *arg, u32 pos, u32 len, iwtcp_fpdu_visit_t fn,
 		    void *ctx)
 {
 	struct rx_fpdu *f = arg;
-	struct rx_frag_cursor *cur = &f->qp->rx->cur;
+	const struct rx_frag_cursor *cur = &f->qp->rx->cur;
 	u32 d = f->seq + pos - cur->seq;
-	struct sk_buff *skb;
-	u32 off, n;
-	int rv;
 
 	/* inside the piece read last: no buffer or fragment to look up */
 	if (d < cur->len && len <= cur->len - d)
 		return fn(ctx, cur->va + d, len);
-	while (len) {
-		skb = rx_locate(f, pos, &off);
-		if (!skb)
-			return -EAGAIN;
-		n = min(len, skb->len - off);
-		rv = rx_visit_skb(skb, off, n, fn, ctx, cur);
-		if (rv)
-			return rv;
-		pos += n;
-		len -= n;
-	}
-	return 0;
+	return rx_visit_bufs(f, pos, len, fn, ctx);
 }
 
 /* ------------------------------------------------------------------ */
