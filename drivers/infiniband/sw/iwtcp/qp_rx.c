@@ -75,22 +75,28 @@
 #define RX_HDR_MAX	(sizeof(struct iwtcp_ddp_untagged_hdr) + IWTCP_TERM_HDR_MAX)
 
 /**
- * struct rx_frag_cursor - the piece of a socket buffer read last
- * @skb: the buffer, or NULL
- * @frag: index of the fragment in @skb
+ * struct rx_frag_cursor - where rx_visit_skb() read last
+ * @skb: the buffer whose page fragment it read last, or NULL
+ * @frag: index of that fragment in @skb
  * @start: octets of @skb's fragments before it
- * @seq: sequence number of the first octet of the piece read last: the
- *	buffer's linear data or one fragment, whole
+ * @seq: sequence number of the first octet of the piece it read last (a
+ *	buffer's linear data or one of its fragments, less any octets an
+ *	earlier buffer holds too), which need not be in @skb
  * @len: octets of that piece; 0 if none is mapped for the CPU as a whole
  * @va: where it is mapped
  *
- * A read of @skb starts there, not at the first fragment: the FPDUs of
- * a buffer come front to back (each is read a few times: ULPDU_Length
- * and header, the CRC pass, placement), and a buffer TCP coalesced holds
- * up to MAX_SKB_FRAGS fragments. A read that falls inside @seq/@len (most
- * do: a fragment holds many FPDUs) goes straight to @va. Valid during one
- * rx_actor() call: the socket is locked and the buffers queued stay as
- * they are; tcp_read_sock() frees them between calls.
+ * Two caches of the last read. A read of @skb's fragments starts at
+ * @frag, not at the first: the FPDUs of a buffer come front to back
+ * (each is read a few times: ULPDU_Length and header, the CRC pass,
+ * placement), and a buffer TCP coalesced holds up to MAX_SKB_FRAGS
+ * fragments. A read that falls inside @seq/@len (most do: a fragment
+ * holds many FPDUs) goes straight to @va, with no buffer looked up.
+ *
+ * Valid during one rx_actor() call, which resets it: tcp_read_sock()
+ * frees buffers only between calls, and nothing under rx_actor() changes
+ * the receive queue (the socket is locked; transmit, close and a ULP's
+ * post_send from a completion handler are deferred to work items, so
+ * neither the backlog nor TCP's queue collapsing runs meanwhile).
  */
 struct rx_frag_cursor {
 	const struct sk_buff *skb;
@@ -166,6 +172,7 @@ struct rx_fpdu {
 	struct sk_buff *skb;
 	u32 seq;
 	struct sk_buff *hint;	/* rx_locate(): the buffer found last */
+	u32 hint_from;	/* the first octet @hint is read for (rx_locate()) */
 	struct iwtcp_fpdu_source src;	/* rx_visit() over these buffers */
 	struct iwtcp_fpdu_rx r;	/* the FPDU: layout, ULPDU_Length */
 	struct iwtcp_ddp_hdr h;
@@ -178,23 +185,36 @@ static struct sk_buff *rx_next(struct rx_fpdu *f, struct sk_buff *skb)
 	return skb_peek_next(skb, &f->sk->sk_receive_queue);
 }
 
-/* The buffer and offset holding wire octet @pos of the FPDU, or NULL. */
+/*
+ * The buffer and offset holding wire octet @pos of the FPDU, or NULL. An
+ * octet that two buffers hold (a segment queued partly old) is read from
+ * the first, as tcp_read_sock() reads it: so the CRC pass and placement
+ * read the same copy, whichever buffer an earlier read ended in.
+ */
 static struct sk_buff *rx_locate(struct rx_fpdu *f, u32 pos, u32 *off)
 {
-	u32 seq = f->seq + pos, start;
+	u32 seq = f->seq + pos, from = f->hint_from, start;
 	struct sk_buff *skb = f->hint;
 
-	if (before(seq, TCP_SKB_CB(skb)->seq))
+	if (before(seq, from)) {
 		skb = f->skb;
+		from = TCP_SKB_CB(skb)->seq;
+	}
 	for (; skb; skb = rx_next(f, skb)) {
 		start = TCP_SKB_CB(skb)->seq;
+		if (before(from, start))
+			from = start;
 		if (before(seq, start))
 			return NULL;
 		if (seq - start < skb->len) {
 			f->hint = skb;
+			f->hint_from = from;
 			*off = seq - start;
 			return skb;
 		}
+		/* octets up to this buffer's end are read from it or before */
+		if (after(start + skb->len, from))
+			from = start + skb->len;
 	}
 	return NULL;
 }
@@ -227,17 +247,32 @@ static noinline int rx_visit_frag_list(struct sk_buff *skb, u32 off, u32 n,
 }
 
 /*
+ * Remember the piece of @len octets from sequence number @seq at @va as
+ * the one read last, less the octets before @from (an earlier buffer's).
+ */
+static void rx_cur_piece(struct rx_frag_cursor *cur, u32 seq, u32 len,
+			 const u8 *va, u32 from)
+{
+	u32 cut = before(seq, from) ? from - seq : 0;
+
+	cur->len = cut < len ? len - cut : 0;
+	cur->seq = seq + cut;
+	cur->va = va + cut;
+}
+
+/*
  * @fn over @n octets of @skb from @off: its linear data, then its page
  * fragments, a piece per run a mapping covers (the walk of
  * skb_copy_bits()); a buffer with a frag_list through
  * rx_visit_frag_list(). The fragments are looked for from @cur's when it
- * is in @skb; @cur is left at the last one read. Returns 0, @fn's error,
- * or -EFAULT if @skb holds fewer octets than its len says or fragments
- * the CPU cannot read (devmem).
+ * is in @skb; @cur is left at the last one read, less the octets before
+ * sequence number @from, which an earlier buffer holds too. Returns 0,
+ * @fn's error, or -EFAULT if @skb holds fewer octets than its len says or
+ * fragments the CPU cannot read (devmem).
  */
 static int rx_visit_skb(struct sk_buff *skb, u32 off, u32 n,
 			iwtcp_fpdu_visit_t fn, void *ctx,
-			struct rx_frag_cursor *cur)
+			struct rx_frag_cursor *cur, u32 from)
 {
 	u32 head = skb_headlen(skb), fsize, len, p_off, p_len, copied, i;
 	u32 start = 0;
@@ -248,9 +283,7 @@ static int rx_visit_skb(struct sk_buff *skb, u32 off, u32 n,
 	if (skb_has_frag_list(skb))
 		return rx_visit_frag_list(skb, off, n, fn, ctx);
 	if (off < head && n) {
-		cur->seq = TCP_SKB_CB(skb)->seq;
-		cur->len = head;
-		cur->va = skb->data;
+		rx_cur_piece(cur, TCP_SKB_CB(skb)->seq, head, skb->data, from);
 		len = min(n, head - off);
 		rv = fn(ctx, skb->data + off, len);
 		n -= len;
@@ -282,11 +315,12 @@ static int rx_visit_skb(struct sk_buff *skb, u32 off, u32 n,
 		cur->skb = skb;
 		cur->frag = i;
 		cur->start = start;
-		/* mapped whole, without kmap_local_page(), unless HIGHMEM */
-		page = skb_frag_page(frag);
-		cur->len = skb_frag_must_loop(page) ? 0 : fsize;
-		cur->seq = TCP_SKB_CB(skb)->seq + head + start;
-		cur->va = skb_frag_address(frag);
+		/* in the direct map whole, unless highmem or kmap is forced */
+		if (skb_frag_must_loop(skb_frag_page(frag)))
+			cur->len = 0;
+		else
+			rx_cur_piece(cur, TCP_SKB_CB(skb)->seq + head + start,
+				     fsize, skb_frag_address(frag), from);
 		len = min(n, fsize - off);
 		skb_frag_foreach_page(frag, skb_frag_off(frag) + off, len, page,
 				      p_off, p_len, copied) {
@@ -305,7 +339,10 @@ static int rx_visit_skb(struct sk_buff *skb, u32 off, u32 n,
 	return rv;
 }
 
-/* rx_visit() outside the piece read last: buffer by buffer */
+/*
+ * rx_visit() outside the piece read last: buffer by buffer. Out of line,
+ * so that the call inside that piece saves no registers for this walk.
+ */
 static noinline int rx_visit_bufs(struct rx_fpdu *f, u32 pos, u32 len,
 				  iwtcp_fpdu_visit_t fn, void *ctx)
 {
@@ -318,7 +355,8 @@ static noinline int rx_visit_bufs(struct rx_fpdu *f, u32 pos, u32 len,
 		if (!skb)
 			return -EAGAIN;
 		n = min(len, skb->len - off);
-		rv = rx_visit_skb(skb, off, n, fn, ctx, &f->qp->rx->cur);
+		rv = rx_visit_skb(skb, off, n, fn, ctx, &f->qp->rx->cur,
+				  f->hint_from);
 		if (rv)
 			return rv;
 		pos += n;
@@ -339,7 +377,7 @@ static int rx_visit(void *arg, u32 pos, u32 len, iwtcp_fpdu_visit_t fn,
 	u32 d = f->seq + pos - cur->seq;
 
 	/* inside the piece read last: no buffer or fragment to look up */
-	if (d < cur->len && len <= cur->len - d)
+	if (len && d < cur->len && len <= cur->len - d)
 		return fn(ctx, cur->va + d, len);
 	return rx_visit_bufs(f, pos, len, fn, ctx);
 }
@@ -836,7 +874,8 @@ static int rx_fpdu(struct iwtcp_qp *qp, struct sock *sk, struct sk_buff *skb,
 	struct iwtcp_rx *rx = qp->rx;
 	struct iwtcp_term_cause cause;
 	struct rx_fpdu f = {
-		.qp = qp, .sk = sk, .skb = skb, .hint = skb,
+		.qp = qp, .sk = sk, .skb = skb,
+		.hint = skb, .hint_from = TCP_SKB_CB(skb)->seq,
 		.seq = TCP_SKB_CB(skb)->seq + off,
 		.src = { .visit = rx_visit, .arg = &f },
 	};
@@ -903,7 +942,7 @@ static int rx_actor(read_descriptor_t *desc, struct sk_buff *skb,
 	size_t done = 0;
 	int rv;
 
-	/* the buffers read last may be gone */
+	/* the buffers read last may be gone (struct rx_frag_cursor) */
 	rx->cur.skb = NULL;
 	rx->cur.len = 0;
 	while (done < len) {
