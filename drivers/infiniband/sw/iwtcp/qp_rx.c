@@ -82,7 +82,8 @@
  * @seq: sequence number of the first octet of the piece it read last (a
  *	buffer's linear data or one of its fragments, less any octets an
  *	earlier buffer holds too), which need not be in @skb
- * @len: octets of that piece; 0 if none is mapped for the CPU as a whole
+ * @len: octets of that piece; 0 if none is mapped for the CPU as a whole,
+ *	or an earlier buffer holds all of it
  * @va: where it is mapped
  *
  * Two caches of the last read. A read of @skb's fragments starts at
@@ -162,7 +163,8 @@ struct iwtcp_rx {
  * buffers behind @skb are found by sequence number, never read back to
  * back: TCP queues a segment that is partly old whole (tcp_data_queue(),
  * after a retransmission that cut the stream differently, and
- * tcp_ofo_queue()), so a buffer may begin before the one ahead of it ends.
+ * tcp_ofo_queue()), so a buffer may begin before the one ahead of it ends,
+ * even before it begins; buffer ends only grow along the queue.
  * tcp_read_sock() hands the actor each buffer from the right offset the
  * same way.
  */
@@ -172,7 +174,7 @@ struct rx_fpdu {
 	struct sk_buff *skb;
 	u32 seq;
 	struct sk_buff *hint;	/* rx_locate(): the buffer found last */
-	u32 hint_from;	/* the first octet @hint is read for (rx_locate()) */
+	u32 hint_from;	/* from here on @hint is the first buffer holding an octet */
 	struct iwtcp_fpdu_source src;	/* rx_visit() over these buffers */
 	struct iwtcp_fpdu_rx r;	/* the FPDU: layout, ULPDU_Length */
 	struct iwtcp_ddp_hdr h;
@@ -189,7 +191,10 @@ static struct sk_buff *rx_next(struct rx_fpdu *f, struct sk_buff *skb)
  * The buffer and offset holding wire octet @pos of the FPDU, or NULL. An
  * octet that two buffers hold (a segment queued partly old) is read from
  * the first, as tcp_read_sock() reads it: so the CRC pass and placement
- * read the same copy, whichever buffer an earlier read ended in.
+ * read the same copy, whichever buffer an earlier read ended in. Every
+ * buffer before @f->hint ends at or before @f->hint_from; the queue holds
+ * the stream without a hole, so a buffer beginning after @seq means
+ * @seq is not queued at all.
  */
 static struct sk_buff *rx_locate(struct rx_fpdu *f, u32 pos, u32 *off)
 {
